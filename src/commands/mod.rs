@@ -1,0 +1,179 @@
+//! The CLI face. Flags are parsed (clap) into a typed command, which runs against the
+//! local engine (a data directory, no server) or a remote server (`--server URL`) with
+//! the same JSON bodies, and the result is rendered as JSON or a readable table.
+mod accounts;
+mod client;
+mod output;
+mod projects;
+mod system;
+
+use crate::engine::accounts::User;
+use crate::engine::error::{Error, Result};
+use crate::engine::{Config, Ctx, Engine};
+use clap::{Parser, Subcommand};
+use client::Client;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(Parser, Debug)]
+#[command(name = "ta", version, about = "Text analysis toolkit: taggers, anonymizer, language processing, search indices — local or against a ta server")]
+pub struct Cli {
+    /// Data directory for local mode [default: the platform data dir + /ta]
+    #[arg(long, global = true, env = "TA_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)
+    #[arg(long, global = true, env = "TA_SERVER")]
+    pub server: Option<String>,
+    /// Token for --server [default: the one stored by `ta login`]
+    #[arg(long, global = true, env = "TA_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Local mode: act as this user [default: admin]
+    #[arg(long = "as", global = true, value_name = "USER")]
+    pub as_user: Option<String>,
+    /// Print JSON even on a terminal
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Create the data directory, database and the admin account
+    Init,
+    /// Serve the HTTP API (TEXTA /api/v1/ compatible), Swagger and ReDoc pages
+    Serve(system::ServeArgs),
+    /// Service health: host figures, search store, language processing, tasks
+    Health,
+    /// Register a new account (prints its token)
+    Register(accounts::RegisterArgs),
+    /// Log in; with --server the token is stored for later commands
+    Login(accounts::LoginArgs),
+    /// Log out (deletes the token)
+    Logout,
+    /// Users
+    #[command(subcommand)]
+    User(accounts::UserCmd),
+    /// Projects
+    #[command(subcommand)]
+    Project(projects::ProjectCmd),
+    /// Background tasks
+    #[command(subcommand)]
+    Task(system::TaskCmd),
+    /// Print a shell completion script
+    Completions(system::CompletionArgs),
+}
+
+/// Where commands run: the local engine acting as a user, or a remote server.
+pub enum Target {
+    Local { engine: Arc<Engine>, ctx: Ctx },
+    Remote(Client),
+}
+
+/// Base URL that local mode builds links from.
+pub fn local_base_url() -> String {
+    std::env::var("TA_BASE_URL").unwrap_or_else(|_| "http://127.0.0.1:8000/api/v1".into())
+}
+
+pub fn data_dir(cli: &Cli) -> PathBuf {
+    cli.data_dir.clone().unwrap_or_else(|| dirs::data_dir().unwrap_or_else(|| PathBuf::from(".")).join("ta"))
+}
+
+/// Open the local engine, creating `admin` on first use.
+pub fn open_engine(cli: &Cli) -> Result<Arc<Engine>> {
+    let engine = Engine::open(Config::new(data_dir(cli)))?;
+    let (password, from_env) = match std::env::var("TA_ADMIN_PASSWORD").or_else(|_| std::env::var("TEXTA_ADMIN_PASSWORD")) {
+        Ok(p) => (p, true),
+        Err(_) => ("1234".to_string(), false),
+    };
+    if engine.ensure_admin(&password)? && !from_env {
+        eprintln!("ta: created superuser 'admin' with the default password 1234; set TA_ADMIN_PASSWORD to choose one");
+    }
+    Ok(engine)
+}
+
+impl Target {
+    pub fn resolve(cli: &Cli) -> Result<Target> {
+        let stored = accounts::stored_login();
+        let server = cli.server.clone().or_else(|| stored.as_ref().map(|s| s.server.clone()));
+        match server {
+            Some(server) => {
+                let token = cli.token.clone().or_else(|| stored.filter(|s| client::api_root(&s.server) == client::api_root(&server)).map(|s| s.token));
+                Ok(Target::Remote(Client::new(&server, token)))
+            }
+            None => {
+                let engine = open_engine(cli)?;
+                let user: User = engine.user_named(cli.as_user.as_deref().unwrap_or("admin"))?;
+                Ok(Target::Local { ctx: Ctx { user, base_url: local_base_url() }, engine })
+            }
+        }
+    }
+
+    /// One operation, both ways: `local` calls the engine; otherwise `method path body`
+    /// goes to the server.
+    pub fn call<T: serde::Serialize>(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+        local: impl FnOnce(&Engine, &Ctx) -> Result<T>,
+    ) -> Result<Value> {
+        match self {
+            Target::Local { engine, ctx } => Ok(serde_json::to_value(local(engine, ctx)?).map_err(Error::internal)?),
+            Target::Remote(c) => c.send(method, path, body),
+        }
+    }
+}
+
+/// Run the parsed command; returns the process exit code.
+pub fn run(cli: Cli) -> i32 {
+    let json = cli.json || !std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let result = match &cli.command {
+        Command::Serve(a) => system::serve(&cli, a),
+        Command::Completions(a) => system::completions(a),
+        Command::Init => system::init(&cli),
+        _ => dispatch(&cli),
+    };
+    match result {
+        Ok(Some(v)) => {
+            output::print(&v, json);
+            0
+        }
+        Ok(None) => 0,
+        Err(e) => {
+            eprintln!("ta: error: {}", output::error_line(&e));
+            exit_code(&e)
+        }
+    }
+}
+
+fn dispatch(cli: &Cli) -> Result<Option<Value>> {
+    match &cli.command {
+        Command::Register(a) => accounts::register(cli, a),
+        Command::Login(a) => accounts::login(cli, a),
+        other => {
+            let t = Target::resolve(cli)?;
+            match other {
+                Command::Health => t.call("GET", "/health/", None, |e, _| e.health()).map(Some),
+                Command::Logout => accounts::logout(&t),
+                Command::User(c) => accounts::user(&t, c).map(Some),
+                Command::Project(c) => projects::run(&t, c),
+                Command::Task(c) => system::task(&t, c).map(Some),
+                _ => unreachable!("handled above"),
+            }
+        }
+    }
+}
+
+/// Exit codes: 1 other failure, 2 usage (clap), 3 invalid input (400), 4 not allowed
+/// (403), 5 not found (404), 6 too large (413).
+pub fn exit_code(e: &Error) -> i32 {
+    match e.status() {
+        400 => 3,
+        403 => 4,
+        404 => 5,
+        413 => 6,
+        _ => 1,
+    }
+}

@@ -1,0 +1,100 @@
+//! `ta project create|list|show|update|delete|indices`.
+use super::Target;
+use crate::engine::error::{Error, Result};
+use crate::engine::validate::Mode;
+use clap::{Args, Subcommand};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+#[derive(Subcommand, Debug)]
+pub enum ProjectCmd {
+    /// Create a project (superusers)
+    Create(ProjectArgs),
+    /// List projects
+    List {
+        /// Only titles containing this text
+        #[arg(long)]
+        title: Option<String>,
+    },
+    /// Show one project
+    Show { id: i64 },
+    /// Change a project's title, members or indices (only the given ones)
+    Update {
+        id: i64,
+        #[command(flatten)]
+        args: ProjectArgs,
+    },
+    /// Delete a project and all its resources
+    Delete { id: i64 },
+    /// The project's indices
+    Indices { id: i64 },
+}
+
+#[derive(Args, Debug)]
+pub struct ProjectArgs {
+    #[arg(long)]
+    pub title: Option<String>,
+    /// Member user name (repeat for several)
+    #[arg(long = "user")]
+    pub users: Vec<String>,
+    /// Index name (repeat for several)
+    #[arg(long = "index")]
+    pub indices: Vec<String>,
+}
+
+/// Resolve user names to the user URLs the API takes.
+fn user_urls(t: &Target, names: &[String]) -> Result<Vec<String>> {
+    let users = t.call("GET", "/users/", None, |e, ctx| e.list_users(ctx))?;
+    names
+        .iter()
+        .map(|n| {
+            users
+                .as_array()
+                .and_then(|a| a.iter().find(|u| u["username"] == json!(n)))
+                .and_then(|u| u["url"].as_str().map(str::to_string))
+                .ok_or_else(|| Error::NotFound(format!("No user named {n:?}.")))
+        })
+        .collect()
+}
+
+fn body(t: &Target, a: &ProjectArgs, full: bool) -> Result<Value> {
+    let mut m = Map::new();
+    if let Some(title) = &a.title {
+        m.insert("title".into(), json!(title));
+    }
+    if full || !a.users.is_empty() {
+        m.insert("users".into(), json!(user_urls(t, &a.users)?));
+    }
+    if full || !a.indices.is_empty() {
+        m.insert("indices".into(), json!(a.indices));
+    }
+    Ok(Value::Object(m))
+}
+
+pub fn run(t: &Target, c: &ProjectCmd) -> Result<Option<Value>> {
+    let out = match c {
+        ProjectCmd::Create(a) => {
+            let b = body(t, a, true)?;
+            t.call("POST", "/projects/", Some(&b), |e, ctx| e.create_project(ctx, &b))?
+        }
+        ProjectCmd::List { title } => {
+            let q: BTreeMap<String, String> = title.iter().map(|t| ("title".to_string(), t.clone())).collect();
+            let path = match title {
+                Some(t) => format!("/projects/?title={}", form_urlencoded::byte_serialize(t.as_bytes()).collect::<String>()),
+                None => "/projects/".into(),
+            };
+            t.call("GET", &path, None, |e, ctx| e.list_projects(ctx, &q))?
+        }
+        ProjectCmd::Show { id } => t.call("GET", &format!("/projects/{id}/"), None, |e, ctx| e.get_project(ctx, *id))?,
+        ProjectCmd::Update { id, args } => {
+            let b = body(t, args, false)?;
+            t.call("PATCH", &format!("/projects/{id}/"), Some(&b), |e, ctx| e.update_project(ctx, *id, &b, Mode::Partial))?
+        }
+        ProjectCmd::Delete { id } => {
+            t.call("DELETE", &format!("/projects/{id}/"), None, |e, ctx| e.delete_project(ctx, *id))?;
+            return Ok(None);
+        }
+        ProjectCmd::Indices { id } => t.call("GET", &format!("/projects/{id}/get_indices/"), None, |e, ctx| e.get_project_indices(ctx, *id))?,
+    };
+    Ok(Some(out))
+}

@@ -1,0 +1,77 @@
+//! The engine: all domain behaviour of ta. It owns the state store, the task runner and
+//! the compiled-model caches, and exposes one method per operation. It knows nothing
+//! of HTTP or terminals: callers pass a `Ctx` (who is asking, and the base URL that
+//! resource links are built from) and get typed results or an `Error`.
+pub mod accounts;
+pub mod clock;
+pub mod error;
+pub mod health;
+pub mod passwords;
+pub mod projects;
+pub mod resources;
+pub mod store;
+pub mod tasks;
+pub mod validate;
+
+use accounts::User;
+use error::Result;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// Engine settings (from flags and environment, resolved by the faces).
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub data_dir: PathBuf,
+    /// Largest accepted request body / upload, in bytes.
+    pub max_upload: u64,
+    /// Worker threads for background tasks.
+    pub task_threads: usize,
+}
+
+impl Config {
+    pub fn new(data_dir: PathBuf) -> Config {
+        let max_upload = std::env::var("TA_MAX_UPLOAD").ok().and_then(|v| v.parse().ok()).unwrap_or(1 << 30);
+        let task_threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+        Config { data_dir, max_upload, task_threads }
+    }
+}
+
+/// Who is asking, and the API root their links are built from.
+#[derive(Clone, Debug)]
+pub struct Ctx {
+    pub user: User,
+    /// API root without a trailing slash, e.g. `http://127.0.0.1:8000/api/v1`.
+    pub base_url: String,
+}
+
+pub struct Engine {
+    pub config: Config,
+    store: Arc<store::Store>,
+    runner: tasks::TaskRunner,
+    sys: Mutex<sysinfo::System>,
+}
+
+impl Engine {
+    /// Open the data directory (creating it), migrate the store, fail interrupted
+    /// tasks, and make sure the `admin` superuser exists.
+    pub fn open(config: Config) -> Result<Arc<Engine>> {
+        std::fs::create_dir_all(&config.data_dir)
+            .map_err(|e| error::Error::Internal(format!("cannot create data directory {}: {e}", config.data_dir.display())))?;
+        let store = Arc::new(store::Store::open(&config.data_dir.join("ta.sqlite3"))?);
+        let mut sys = sysinfo::System::new();
+        sys.refresh_cpu_usage();
+        let engine = Engine { runner: tasks::TaskRunner::new(config.task_threads), store, sys: Mutex::new(sys), config };
+        engine.fail_interrupted_tasks()?;
+        Ok(Arc::new(engine))
+    }
+
+    fn search_health(&self) -> Value {
+        json!({"url": format!("embedded:{}", self.config.data_dir.join("indices").display()), "alive": true,
+               "status": {"name": "ta", "cluster_name": "ta", "version": {"number": env!("CARGO_PKG_VERSION")}, "tagline": "embedded index store"}})
+    }
+
+    fn mlp_health(&self) -> Value {
+        json!({"url": "builtin", "alive": false})
+    }
+}

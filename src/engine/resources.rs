@@ -1,0 +1,269 @@
+//! Generic storage of project resources (a description, a JSON configuration, an
+//! optional task) and the list conventions every collection shares: pagination,
+//! ordering and filtering exactly as the reference's DRF views do them.
+use super::error::{Error, Result};
+use super::{Ctx, Engine};
+use rusqlite::{params, OptionalExtension};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// A stored resource row.
+#[derive(Clone, Debug)]
+pub struct Resource {
+    pub id: i64,
+    pub project_id: i64,
+    pub author_username: String,
+    pub description: String,
+    pub config: Value,
+    pub task_id: Option<i64>,
+}
+
+/// One page of a paginated list: `{"count", "results"}` (no next/previous links).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct Page<T> {
+    pub count: usize,
+    pub results: Vec<T>,
+}
+
+/// `{"num_deleted", "deleted_types"}` of bulk_delete.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct BulkDeleteOut {
+    pub num_deleted: usize,
+    #[schema(value_type = Object)]
+    pub deleted_types: BTreeMap<String, usize>,
+}
+
+/// Kinds of stored resources, with their wire route segment and reference model label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    RegexTagger,
+    RegexTaggerGroup,
+    Anonymizer,
+}
+
+impl Kind {
+    pub fn tag(self) -> &'static str {
+        match self {
+            Kind::RegexTagger => "regex_tagger",
+            Kind::RegexTaggerGroup => "regex_tagger_group",
+            Kind::Anonymizer => "anonymizer",
+        }
+    }
+    pub fn route(self) -> &'static str {
+        match self {
+            Kind::RegexTagger => "regex_taggers",
+            Kind::RegexTaggerGroup => "regex_tagger_groups",
+            Kind::Anonymizer => "anonymizers",
+        }
+    }
+    pub fn model_label(self) -> &'static str {
+        match self {
+            Kind::RegexTagger => "regex_tagger.RegexTagger",
+            Kind::RegexTaggerGroup => "regex_tagger.RegexTaggerGroup",
+            Kind::Anonymizer => "anonymizer.Anonymizer",
+        }
+    }
+}
+
+/// Build an SQL ORDER BY from `?ordering=a,-b`, honouring only `allowed` (name → SQL
+/// expression); ties and the default order are ascending id.
+pub fn order_clause(ordering: Option<&str>, allowed: &[(&str, &str)]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for term in ordering.unwrap_or("").split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        let (desc, name) = match term.strip_prefix('-') {
+            Some(n) => (true, n),
+            None => (false, term),
+        };
+        if let Some((_, sql)) = allowed.iter().find(|(n, _)| *n == name) {
+            parts.push(format!("{sql} {}", if desc { "DESC" } else { "ASC" }));
+        }
+    }
+    let id_col = allowed.iter().find(|(n, _)| *n == "id").map(|(_, s)| *s).unwrap_or("id");
+    parts.push(format!("{id_col} ASC"));
+    parts.join(", ")
+}
+
+/// Page window from `page` / `page_size`, per the conventions (30 default, 1000 cap).
+pub fn page_window(query: &BTreeMap<String, String>, count: usize) -> Result<(usize, usize)> {
+    let size = query
+        .get("page_size")
+        .and_then(|s| s.trim().parse::<i64>().ok())
+        .filter(|n| *n > 0)
+        .map(|n| n.min(1000) as usize)
+        .unwrap_or(30);
+    let pages = count.div_ceil(size).max(1);
+    let page = match query.get("page").map(|s| s.trim()) {
+        None => 1,
+        Some("last") => pages,
+        Some(p) => p.parse::<usize>().ok().filter(|n| *n >= 1 && *n <= pages).ok_or_else(|| Error::NotFound("Invalid page.".into()))?,
+    };
+    Ok(((page - 1) * size, size))
+}
+
+const COLS: &str = "r.id, r.project_id, COALESCE(u.username, ''), r.description, r.config, r.task_id";
+
+fn row(r: &rusqlite::Row) -> rusqlite::Result<Resource> {
+    let config: String = r.get(4)?;
+    Ok(Resource {
+        id: r.get(0)?,
+        project_id: r.get(1)?,
+        author_username: r.get(2)?,
+        description: r.get(3)?,
+        config: serde_json::from_str(&config).unwrap_or(Value::Null),
+        task_id: r.get(5)?,
+    })
+}
+
+impl Engine {
+    /// Insert a resource; returns its id.
+    pub fn insert_resource(&self, kind: Kind, ctx: &Ctx, project: i64, description: &str, config: &Value) -> Result<i64> {
+        self.store.with(|c| {
+            c.execute(
+                "INSERT INTO resources (kind, project_id, author_id, description, config) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![kind.tag(), project, ctx.user.id, description, config.to_string()],
+            )?;
+            Ok(c.last_insert_rowid())
+        })
+    }
+
+    /// A resource of `kind` in `project`, or 404.
+    pub fn resource(&self, kind: Kind, project: i64, id: i64) -> Result<Resource> {
+        self.store
+            .with(|c| {
+                Ok(c.query_row(
+                    &format!("SELECT {COLS} FROM resources r LEFT JOIN users u ON u.id = r.author_id WHERE r.kind = ?1 AND r.project_id = ?2 AND r.id = ?3"),
+                    params![kind.tag(), project, id],
+                    row,
+                )
+                .optional()?)
+            })?
+            .ok_or_else(Error::not_found)
+    }
+
+    /// All resources of `kind` in `project` with the given ids (unknown ids dropped), ascending id.
+    pub fn resources_by_ids(&self, kind: Kind, project: i64, ids: &[i64]) -> Result<Vec<Resource>> {
+        Ok(self.all_resources(kind, project)?.into_iter().filter(|r| ids.contains(&r.id)).collect())
+    }
+
+    /// All resources of `kind` in `project`, ascending id.
+    pub fn all_resources(&self, kind: Kind, project: i64) -> Result<Vec<Resource>> {
+        self.store.with(|c| {
+            let mut st = c.prepare(&format!(
+                "SELECT {COLS} FROM resources r LEFT JOIN users u ON u.id = r.author_id WHERE r.kind = ?1 AND r.project_id = ?2 ORDER BY r.id"
+            ))?;
+            let rows = st.query_map(params![kind.tag(), project], row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })
+    }
+
+    /// One page of resources of `kind`, with the `description` filter and ordering on
+    /// `id`, `author__username` and `description`.
+    pub fn page_resources(&self, kind: Kind, project: i64, query: &BTreeMap<String, String>) -> Result<(usize, Vec<Resource>)> {
+        let order = order_clause(
+            query.get("ordering").map(String::as_str),
+            &[("id", "r.id"), ("author__username", "u.username"), ("description", "r.description")],
+        );
+        let filter = query.get("description").cloned().unwrap_or_default();
+        let all: Vec<Resource> = self.store.with(|c| {
+            let mut st = c.prepare(&format!(
+                "SELECT {COLS} FROM resources r LEFT JOIN users u ON u.id = r.author_id
+                 WHERE r.kind = ?1 AND r.project_id = ?2 AND instr(lower(r.description), lower(?3)) > 0 ORDER BY {order}"
+            ))?;
+            let rows = st.query_map(params![kind.tag(), project, filter], row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })?;
+        let (offset, size) = page_window(query, all.len())?;
+        let count = all.len();
+        Ok((count, all.into_iter().skip(offset).take(size).collect()))
+    }
+
+    pub fn update_resource(&self, id: i64, description: &str, config: &Value) -> Result<()> {
+        self.store.with(|c| {
+            c.execute("UPDATE resources SET description = ?1, config = ?2 WHERE id = ?3", params![description, config.to_string(), id])?;
+            Ok(())
+        })
+    }
+
+    pub fn set_resource_task(&self, id: i64, task: i64) -> Result<()> {
+        self.store.with(|c| Ok(c.execute("UPDATE resources SET task_id = ?1 WHERE id = ?2", params![task, id]).map(|_| ())?))
+    }
+
+    pub fn delete_resource(&self, kind: Kind, project: i64, id: i64) -> Result<()> {
+        self.resource(kind, project, id)?;
+        self.store.with(|c| Ok(c.execute("DELETE FROM resources WHERE id = ?1", [id]).map(|_| ())?))
+    }
+
+    /// POST bulk_delete/ — `{"ids": [..]}`; ids of other projects are skipped.
+    pub fn bulk_delete(&self, kind: Kind, project: i64, body: &Value) -> Result<BulkDeleteOut> {
+        let ids: Option<Vec<i64>> = body.get("ids").and_then(Value::as_array).and_then(|a| a.iter().map(Value::as_i64).collect());
+        let Some(ids) = ids else {
+            return Err(Error::BadRequestError("Must include key \"ids\" with an array of integers (private keys)".into()));
+        };
+        let n = self.store.tx(|tx| {
+            let mut n = 0;
+            let mut tasks = 0;
+            for id in &ids {
+                let task: Option<Option<i64>> = tx
+                    .query_row("SELECT task_id FROM resources WHERE kind = ?1 AND project_id = ?2 AND id = ?3", params![kind.tag(), project, id], |r| r.get(0))
+                    .optional()?;
+                if let Some(task) = task {
+                    n += tx.execute("DELETE FROM resources WHERE id = ?1", [id])?;
+                    if let Some(t) = task {
+                        tasks += tx.execute("DELETE FROM tasks WHERE id = ?1", [t])?;
+                    }
+                }
+            }
+            Ok((n, tasks))
+        })?;
+        let mut types = BTreeMap::new();
+        if n.0 > 0 {
+            types.insert(kind.model_label().to_string(), n.0);
+        }
+        if n.1 > 0 {
+            types.insert("core.Task".to_string(), n.1);
+        }
+        Ok(BulkDeleteOut { num_deleted: n.0 + n.1, deleted_types: types })
+    }
+
+    /// Replace the member set of a group resource.
+    pub fn set_members(&self, owner: i64, members: &[i64]) -> Result<()> {
+        self.store.tx(|tx| {
+            tx.execute("DELETE FROM resource_members WHERE owner_id = ?1", [owner])?;
+            for m in members {
+                tx.execute("INSERT OR IGNORE INTO resource_members (owner_id, member_id) VALUES (?1, ?2)", [owner, *m])?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Member ids of a group, ascending.
+    pub fn members(&self, owner: i64) -> Result<Vec<i64>> {
+        self.store.with(|c| {
+            let mut st = c.prepare("SELECT member_id FROM resource_members WHERE owner_id = ?1 ORDER BY member_id")?;
+            let ids = st.query_map([owner], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
+            Ok(ids)
+        })
+    }
+
+    /// Groups containing `member`: `(id, description)`, ascending id.
+    pub fn owners(&self, member: i64) -> Result<Vec<(i64, String)>> {
+        self.store.with(|c| {
+            let mut st = c.prepare(
+                "SELECT r.id, r.description FROM resource_members m JOIN resources r ON r.id = m.owner_id WHERE m.member_id = ?1 ORDER BY r.id",
+            )?;
+            let rows = st.query_map([member], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })
+    }
+}
+
+/// URL of a project resource.
+pub fn resource_url(ctx: &Ctx, project: i64, kind: Kind, id: i64) -> String {
+    format!("{}/projects/{project}/{}/{id}/", ctx.base_url, kind.route())
+}
+
+/// An empty JSON object (default configs).
+pub fn empty() -> Value {
+    json!({})
+}

@@ -1,0 +1,128 @@
+//! The state store: one SQLite database (WAL mode) under the data directory, with
+//! versioned migrations applied at open. All access goes through `Store::with` /
+//! `Store::tx`, which serialise use of the single connection.
+use super::error::Result;
+use rusqlite::{Connection, Transaction};
+use std::path::Path;
+use std::sync::Mutex;
+
+/// Schema migrations, applied in order; `PRAGMA user_version` records how many ran.
+const MIGRATIONS: &[&str] = &[
+    // 1: accounts, projects, indices, tasks.
+    "CREATE TABLE users (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        username TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        email TEXT NOT NULL DEFAULT '',
+        password TEXT NOT NULL,
+        is_superuser INTEGER NOT NULL DEFAULT 0,
+        is_staff INTEGER NOT NULL DEFAULT 0,
+        is_active INTEGER NOT NULL DEFAULT 1,
+        date_joined TEXT NOT NULL,
+        last_login TEXT
+     );
+     CREATE TABLE tokens (
+        key TEXT PRIMARY KEY,
+        user_id INTEGER NOT NULL UNIQUE REFERENCES users(id) ON DELETE CASCADE,
+        created TEXT NOT NULL
+     );
+     CREATE TABLE sessions (
+        key TEXT PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        created TEXT NOT NULL
+     );
+     CREATE TABLE projects (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        title TEXT NOT NULL,
+        author_id INTEGER REFERENCES users(id) ON DELETE SET NULL
+     );
+     CREATE TABLE project_users (
+        project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        PRIMARY KEY (project_id, user_id)
+     );
+     CREATE TABLE indices (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL UNIQUE,
+        is_open INTEGER NOT NULL DEFAULT 1
+     );
+     CREATE TABLE project_indices (
+        project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        index_id INTEGER NOT NULL REFERENCES indices(id) ON DELETE CASCADE,
+        PRIMARY KEY (project_id, index_id)
+     );
+     CREATE TABLE tasks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,
+        status TEXT NOT NULL,
+        progress REAL NOT NULL DEFAULT 0,
+        step TEXT NOT NULL DEFAULT '',
+        errors TEXT NOT NULL DEFAULT '[]',
+        time_started TEXT NOT NULL,
+        last_update TEXT,
+        time_completed TEXT,
+        total INTEGER NOT NULL DEFAULT 0,
+        num_processed INTEGER NOT NULL DEFAULT 0
+     );",
+    // 2: project resources that are a description plus a JSON configuration
+    // (regex taggers, anonymizers, and later model kinds).
+    "CREATE TABLE resources (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        author_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        description TEXT NOT NULL,
+        config TEXT NOT NULL DEFAULT '{}',
+        task_id INTEGER REFERENCES tasks(id) ON DELETE SET NULL
+     );
+     CREATE INDEX resources_kind_project ON resources(kind, project_id);
+     CREATE TABLE resource_members (
+        owner_id INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+        member_id INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+        PRIMARY KEY (owner_id, member_id)
+     );",
+];
+
+pub struct Store {
+    conn: Mutex<Connection>,
+}
+
+impl Store {
+    /// Open (creating if needed) the database at `path` and bring its schema up to date.
+    pub fn open(path: &Path) -> Result<Store> {
+        let conn = Connection::open(path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        let store = Store { conn: Mutex::new(conn) };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn migrate(&self) -> Result<()> {
+        self.tx(|tx| {
+            let done: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+            for (i, sql) in MIGRATIONS.iter().enumerate().skip(done as usize) {
+                tx.execute_batch(sql)?;
+                tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Run `f` with the connection (no transaction).
+    pub fn with<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        f(&conn)
+    }
+
+    /// Run `f` inside one transaction; it commits only if `f` succeeds.
+    pub fn tx<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
+        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let tx = conn.transaction()?;
+        let out = f(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+}

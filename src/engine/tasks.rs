@@ -1,0 +1,233 @@
+//! Background tasks as stored data. A task is a row (status, progress, step, errors,
+//! timestamps, counters); work runs on a bounded worker pool off the request runtime
+//! and reports into its row through a `TaskHandle`. Tasks found unfinished at start-up
+//! were interrupted and are marked failed.
+use super::error::{Error, Result};
+use super::store::Store;
+use super::{clock, Ctx, Engine};
+use rusqlite::{params, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// The task object on the wire.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct TaskOut {
+    pub id: i64,
+    pub status: String,
+    pub progress: f64,
+    pub step: String,
+    pub errors: String,
+    pub time_started: String,
+    pub last_update: Option<String>,
+    pub time_completed: Option<String>,
+    pub total: i64,
+    pub num_processed: i64,
+}
+
+/// A task row with its kind, for task listings.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct TaskInfo {
+    pub kind: String,
+    pub project: Option<i64>,
+    #[serde(flatten)]
+    pub task: TaskOut,
+}
+
+pub const ACTIVE: &str = "('created', 'queued', 'running')";
+const COLS: &str = "id, status, progress, step, errors, time_started, last_update, time_completed, total, num_processed, kind, project_id";
+
+fn row(r: &Row) -> rusqlite::Result<TaskInfo> {
+    Ok(TaskInfo {
+        task: TaskOut {
+            id: r.get(0)?,
+            status: r.get(1)?,
+            progress: r.get(2)?,
+            step: r.get(3)?,
+            errors: r.get(4)?,
+            time_started: r.get(5)?,
+            last_update: r.get(6)?,
+            time_completed: r.get(7)?,
+            total: r.get(8)?,
+            num_processed: r.get(9)?,
+        },
+        kind: r.get(10)?,
+        project: r.get(11)?,
+    })
+}
+
+fn load(store: &Store, id: i64) -> Result<Option<TaskInfo>> {
+    store.with(|c| Ok(c.query_row(&format!("SELECT {COLS} FROM tasks WHERE id = ?1"), [id], row).optional()?))
+}
+
+/// Append `msg` (cut to 100 characters) to a JSON-encoded error list, without duplicates.
+fn push_error(errors: &str, msg: &str) -> String {
+    let mut list: Vec<String> = serde_json::from_str(errors).unwrap_or_default();
+    let msg: String = msg.chars().take(100).collect();
+    if !list.contains(&msg) {
+        list.push(msg);
+    }
+    serde_json::to_string(&list).unwrap_or_else(|_| "[]".into())
+}
+
+/// What a running job uses to report; every call commits to the task row.
+pub struct TaskHandle {
+    store: Arc<Store>,
+    pub id: i64,
+    observer: Option<Box<dyn Fn(&TaskOut) + Send + Sync>>,
+}
+
+impl TaskHandle {
+    fn update(&self, sql: &str, p: impl rusqlite::Params) -> Result<()> {
+        self.store.with(|c| Ok(c.execute(sql, p).map(|_| ())?))?;
+        if let Some(obs) = &self.observer {
+            if let Some(t) = load(&self.store, self.id)? {
+                obs(&t.task);
+            }
+        }
+        Ok(())
+    }
+
+    /// Enter a phase: status `running`, the given step label.
+    pub fn step(&self, step: &str) -> Result<()> {
+        self.update("UPDATE tasks SET status = 'running', step = ?1, last_update = ?2 WHERE id = ?3", params![step, clock::now(), self.id])
+    }
+
+    /// Set the number of items to process.
+    pub fn set_total(&self, total: i64) -> Result<()> {
+        self.update("UPDATE tasks SET total = ?1, last_update = ?2 WHERE id = ?3", params![total, clock::now(), self.id])
+    }
+
+    /// Record items done and the percentage.
+    pub fn progress(&self, num_processed: i64, percent: f64) -> Result<()> {
+        self.update(
+            "UPDATE tasks SET status = 'running', num_processed = ?1, progress = ?2, last_update = ?3 WHERE id = ?4",
+            params![num_processed, percent.clamp(0.0, 100.0), clock::now(), self.id],
+        )
+    }
+
+    /// Record a non-fatal error (e.g. a malformed row) without stopping.
+    pub fn add_error(&self, msg: &str) -> Result<()> {
+        let errors: String = self.store.with(|c| Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [self.id], |r| r.get(0))?))?;
+        self.update("UPDATE tasks SET errors = ?1 WHERE id = ?2", params![push_error(&errors, msg), self.id])
+    }
+
+    fn complete(&self) -> Result<()> {
+        let now = clock::now();
+        self.update(
+            "UPDATE tasks SET status = 'completed', progress = 100.0, step = '', last_update = ?1, time_completed = ?1 WHERE id = ?2",
+            params![now, self.id],
+        )
+    }
+
+    fn fail(&self, msg: &str) -> Result<()> {
+        let errors: String = self.store.with(|c| Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [self.id], |r| r.get(0))?))?;
+        let now = clock::now();
+        self.update(
+            "UPDATE tasks SET status = 'failed', errors = ?1, last_update = ?2, time_completed = ?2 WHERE id = ?3",
+            params![push_error(&errors, msg), now, self.id],
+        )
+    }
+}
+
+/// A unit of background work.
+pub type Job = Box<dyn FnOnce(&TaskHandle) -> Result<()> + Send>;
+
+/// Bounded pool that runs jobs off the request runtime.
+pub struct TaskRunner {
+    pool: rayon::ThreadPool,
+}
+
+impl TaskRunner {
+    pub fn new(threads: usize) -> TaskRunner {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .thread_name(|i| format!("ta-task-{i}"))
+            .build()
+            .expect("task pool starts");
+        TaskRunner { pool }
+    }
+}
+
+fn run_job(handle: &TaskHandle, job: Job) {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(handle)));
+    let result = match outcome {
+        Ok(Ok(())) => handle.complete(),
+        Ok(Err(e)) => handle.fail(&match e {
+            Error::Invalid(v) => v.to_string(),
+            other => other.to_string(),
+        }),
+        Err(_) => handle.fail("task crashed"),
+    };
+    if let Err(e) = result {
+        eprintln!("ta: could not record the end of task {}: {e}", handle.id);
+    }
+}
+
+impl Engine {
+    /// Mark tasks left unfinished by a previous process as failed.
+    pub(super) fn fail_interrupted_tasks(&self) -> Result<()> {
+        let now = clock::now();
+        let ids: Vec<i64> = self.store.with(|c| {
+            let mut st = c.prepare(&format!("SELECT id FROM tasks WHERE status IN {ACTIVE}"))?;
+            let ids = st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
+            Ok(ids)
+        })?;
+        for id in ids {
+            let errors: String = self.store.with(|c| Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [id], |r| r.get(0))?))?;
+            self.store.with(|c| {
+                c.execute(
+                    "UPDATE tasks SET status = 'failed', errors = ?1, last_update = ?2, time_completed = ?2 WHERE id = ?3",
+                    params![push_error(&errors, "interrupted by restart"), now, id],
+                )?;
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Create a task row in `created` state (committed before any response is sent).
+    pub fn create_task(&self, kind: &str, project: Option<i64>) -> Result<i64> {
+        self.store.with(|c| {
+            c.execute("INSERT INTO tasks (kind, project_id, status, time_started) VALUES (?1, ?2, 'created', ?3)", params![kind, project, clock::now()])?;
+            Ok(c.last_insert_rowid())
+        })
+    }
+
+    /// The task object of `id`, if it exists.
+    pub fn task(&self, id: i64) -> Result<Option<TaskOut>> {
+        Ok(load(&self.store, id)?.map(|t| t.task))
+    }
+
+    /// Run `job` for task `id`: in the background on the worker pool, or — when an
+    /// observer is given (local CLI mode) — in the foreground, reporting each update.
+    pub fn run_task(&self, id: i64, job: Job, observer: Option<Box<dyn Fn(&TaskOut) + Send + Sync>>) {
+        let foreground = observer.is_some();
+        let handle = TaskHandle { store: self.store.clone(), id, observer };
+        if foreground {
+            run_job(&handle, job);
+        } else {
+            self.runner.pool.spawn(move || run_job(&handle, job));
+        }
+    }
+
+    /// Tasks visible to the caller (all for superusers, else those of their projects).
+    pub fn list_tasks(&self, ctx: &Ctx) -> Result<Vec<TaskInfo>> {
+        self.store.with(|c| {
+            let mut st = c.prepare(&format!(
+                "SELECT {COLS} FROM tasks t WHERE ?1 OR EXISTS(SELECT 1 FROM project_users m WHERE m.project_id = t.project_id AND m.user_id = ?2) ORDER BY id"
+            ))?;
+            let rows = st.query_map(params![ctx.user.is_superuser, ctx.user.id], row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })
+    }
+
+    /// One task, if visible to the caller.
+    pub fn get_task(&self, ctx: &Ctx, id: i64) -> Result<TaskInfo> {
+        self.list_tasks(ctx)?.into_iter().find(|t| t.task.id == id).ok_or_else(Error::not_found)
+    }
+
+    /// Number of tasks not yet finished (health).
+    pub fn active_tasks(&self) -> Result<i64> {
+        self.store.with(|c| Ok(c.query_row(&format!("SELECT COUNT(*) FROM tasks WHERE status IN {ACTIVE}"), [], |r| r.get(0))?))
+    }
+}

@@ -1,0 +1,238 @@
+//! Request plumbing shared by every handler: who is calling (token, session or
+//! anonymous), the API base URL for links, DRF-style body parsing (JSON, url-encoded and
+//! multipart forms), path ids, and turning engine results into responses.
+use crate::engine::accounts::User;
+use crate::engine::error::Error;
+use crate::engine::validate::FORM_MARKER;
+use crate::engine::{Ctx, Engine};
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::{header, request::Parts, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+pub type AppState = Arc<Engine>;
+
+/// JSON response with the reference's rendering (UTF-8, no ASCII escaping).
+pub fn json_response(status: StatusCode, body: &impl Serialize) -> Response {
+    let bytes = serde_json::to_vec(body).unwrap_or_else(|_| b"{}".to_vec());
+    (status, [(header::CONTENT_TYPE, "application/json")], bytes).into_response()
+}
+
+/// An error response: an engine error, or a protocol-level one (406, 415).
+pub struct ApiError {
+    pub status: StatusCode,
+    pub body: Value,
+}
+
+impl ApiError {
+    /// A protocol-level `{"detail": msg}` error.
+    pub fn detail(status: StatusCode, msg: impl Into<String>) -> ApiError {
+        ApiError { status, body: json!({ "detail": msg.into() }) }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        json_response(self.status, &self.body)
+    }
+}
+
+impl From<Error> for ApiError {
+    fn from(e: Error) -> Self {
+        if let Error::Internal(msg) = &e {
+            eprintln!("ta serve: internal error: {msg}");
+        }
+        ApiError { status: StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR), body: e.body() }
+    }
+}
+
+pub type Reply = Result<Response, ApiError>;
+
+pub fn ok<T: Serialize>(v: T) -> Reply {
+    Ok(json_response(StatusCode::OK, &v))
+}
+
+pub fn created<T: Serialize>(v: T) -> Reply {
+    Ok(json_response(StatusCode::CREATED, &v))
+}
+
+pub fn no_content(_: ()) -> Reply {
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// Run blocking engine work off the async runtime.
+pub async fn blocking<T: Send + 'static>(state: &AppState, f: impl FnOnce(&Engine) -> Result<T, Error> + Send + 'static) -> Result<T, ApiError> {
+    let engine = state.clone();
+    tokio::task::spawn_blocking(move || f(&engine))
+        .await
+        .map_err(|e| ApiError::from(Error::Internal(format!("worker failed: {e}"))))?
+        .map_err(ApiError::from)
+}
+
+/// The caller as resolved by the outer authentication layer.
+#[derive(Clone)]
+pub enum Caller {
+    Anonymous,
+    User(User),
+}
+
+/// The session cookie name.
+pub const SESSION_COOKIE: &str = "sessionid";
+
+/// Resolve credentials: `Token` header first, then the session cookie. Bad tokens are
+/// errors on every endpoint, open ones included.
+pub fn resolve_caller(engine: &Engine, headers: &HeaderMap) -> Result<Caller, Error> {
+    if let Some(auth) = headers.get(header::AUTHORIZATION) {
+        let raw = String::from_utf8_lossy(auth.as_bytes()).to_string();
+        let mut parts = raw.split_whitespace();
+        if parts.next().map_or(false, |k| k.eq_ignore_ascii_case("token")) {
+            let rest: Vec<&str> = parts.collect();
+            return match rest.as_slice() {
+                [] => Err(Error::Forbidden("Invalid token header. No credentials provided.".into())),
+                [key] => engine.authenticate_token(key).map(Caller::User),
+                _ => Err(Error::Forbidden("Invalid token header. Token string should not contain spaces.".into())),
+            };
+        }
+    }
+    if let Some(key) = session_key(headers) {
+        if let Some(u) = engine.authenticate_session(&key)? {
+            return Ok(Caller::User(u));
+        }
+    }
+    Ok(Caller::Anonymous)
+}
+
+/// The session key from the `Cookie` header, if any.
+pub fn session_key(headers: &HeaderMap) -> Option<String> {
+    headers.get_all(header::COOKIE).iter().find_map(|v| {
+        v.to_str().ok()?.split(';').find_map(|kv| {
+            let (k, v) = kv.trim().split_once('=')?;
+            (k == SESSION_COOKIE).then(|| v.to_string())
+        })
+    })
+}
+
+/// API root (`scheme://host/api/v1`) for links in responses.
+pub fn base_url(headers: &HeaderMap) -> String {
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("localhost");
+    let scheme = headers.get("x-forwarded-proto").and_then(|h| h.to_str().ok()).unwrap_or("http");
+    format!("{scheme}://{host}/api/v1")
+}
+
+/// Extractor: an authenticated caller, as an engine `Ctx`.
+pub struct Authed(pub Ctx);
+
+impl<S: Send + Sync> FromRequestParts<S> for Authed {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        match parts.extensions.get::<Caller>() {
+            Some(Caller::User(u)) => Ok(Authed(Ctx { user: u.clone(), base_url: base_url(&parts.headers) })),
+            _ => Err(ApiError::from(Error::Forbidden("Authentication credentials were not provided.".into()))),
+        }
+    }
+}
+
+/// Extractor: the caller, authenticated or not (open endpoints).
+pub struct MaybeAuthed(pub Option<User>);
+
+impl<S: Send + Sync> FromRequestParts<S> for MaybeAuthed {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(MaybeAuthed(match parts.extensions.get::<Caller>() {
+            Some(Caller::User(u)) => Some(u.clone()),
+            _ => None,
+        }))
+    }
+}
+
+/// Extractor: integer path parameters; anything else is a 404 as in the reference.
+pub struct Ids(pub Vec<i64>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Ids {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, s: &S) -> Result<Self, Self::Rejection> {
+        let axum::extract::Path(raw): axum::extract::Path<Vec<(String, String)>> =
+            axum::extract::Path::from_request_parts(parts, s).await.map_err(|_| ApiError::from(Error::not_found()))?;
+        raw.iter().map(|(_, v)| v.parse::<i64>().map_err(|_| ApiError::from(Error::not_found()))).collect::<Result<_, _>>().map(Ids)
+    }
+}
+
+/// Extractor: query parameters (last value wins).
+pub struct Query(pub BTreeMap<String, String>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Query {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let q = parts.uri.query().unwrap_or("");
+        Ok(Query(form_urlencoded::parse(q.as_bytes()).into_owned().collect()))
+    }
+}
+
+/// Extractor: the request body as a JSON value, parsed like DRF's default parsers.
+/// Form bodies become `{FORM_MARKER: true, key: [values...]}` so validation can apply
+/// DRF's QueryDict rules (last value for scalars, all values for lists).
+pub struct Body(pub Value);
+
+fn form_value(pairs: impl Iterator<Item = (String, String)>) -> Value {
+    let mut m = Map::new();
+    m.insert(FORM_MARKER.into(), Value::Bool(true));
+    for (k, v) in pairs {
+        match m.entry(k).or_insert_with(|| Value::Array(vec![])) {
+            Value::Array(a) => a.push(Value::String(v)),
+            _ => {}
+        }
+    }
+    Value::Object(m)
+}
+
+fn media_type(headers: &HeaderMap) -> Option<String> {
+    headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+}
+
+impl<S: Send + Sync> FromRequest<S> for Body {
+    type Rejection = ApiError;
+    async fn from_request(req: Request, s: &S) -> Result<Self, Self::Rejection> {
+        let mt = media_type(req.headers());
+        if mt.as_deref() == Some("multipart/form-data") {
+            let mut mp = axum::extract::Multipart::from_request(req, s).await.map_err(|e| ApiError::from(Error::BadRequest(format!("Multipart form parse error - {e}"))))?;
+            let mut pairs = Vec::new();
+            while let Some(field) = mp.next_field().await.map_err(|e| ApiError::from(Error::BadRequest(format!("Multipart form parse error - {e}"))))? {
+                let name = field.name().unwrap_or("").to_string();
+                if field.file_name().is_none() {
+                    pairs.push((name, field.text().await.unwrap_or_default()));
+                }
+            }
+            return Ok(Body(form_value(pairs.into_iter())));
+        }
+        let bytes = Bytes::from_request(req, s).await.map_err(|e| ApiError::from(body_error(e)))?;
+        if bytes.is_empty() {
+            return Ok(Body(json!({})));
+        }
+        match mt.as_deref() {
+            None | Some("application/json") => serde_json::from_slice(&bytes)
+                .map(Body)
+                .map_err(|e| ApiError::from(Error::BadRequest(format!("JSON parse error - {e}")))),
+            Some("application/x-www-form-urlencoded") => Ok(Body(form_value(form_urlencoded::parse(&bytes).into_owned()))),
+            Some(other) => Err(ApiError::detail(StatusCode::UNSUPPORTED_MEDIA_TYPE, format!("Unsupported media type \"{other}\" in request."))),
+        }
+    }
+}
+
+fn body_error(e: axum::extract::rejection::BytesRejection) -> Error {
+    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        too_large()
+    } else {
+        Error::BadRequest(e.body_text())
+    }
+}
+
+/// The upload limit in force (set once when the server starts).
+pub static UPLOAD_LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+
+pub fn too_large() -> Error {
+    Error::TooLarge(format!("Request body exceeds the upload limit of {} bytes.", UPLOAD_LIMIT.get().copied().unwrap_or(1 << 30)))
+}

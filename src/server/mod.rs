@@ -1,0 +1,175 @@
+//! The HTTP face: `ta serve`. Routes the TEXTA-compatible `/api/v1/` API onto the
+//! engine. A front layer applies the DRF conventions every route shares (slash and
+//! `.json` suffix handling, content negotiation, body limit, authentication, 405 bodies,
+//! the browsable HTML rendering) before the router sees the request.
+mod browsable;
+mod docs;
+pub mod http;
+mod routes;
+
+use crate::engine::Engine;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use http::{blocking, json_response, resolve_caller, ApiError, AppState, Caller};
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// Paths under the API root that need no credentials.
+const OPEN: &[&str] = &[
+    "/api/v1/health",
+    "/api/v1/rest-auth/registration",
+    "/api/v1/rest-auth/registration/verify-email",
+    "/api/v1/rest-auth/login",
+    "/api/v1/rest-auth/logout",
+    "/api/v1/rest-auth/password/reset",
+    "/api/v1/rest-auth/password/reset/confirm",
+];
+
+fn is_docs(path: &str) -> bool {
+    ["/api/v1/swagger", "/api/v1/redoc", "/api/v1/openapi.json"].iter().any(|p| path.starts_with(p))
+}
+
+/// How the client wants the response rendered.
+#[derive(Clone, Copy, PartialEq)]
+enum Render {
+    Json,
+    Html,
+}
+
+/// DRF content negotiation: JSON first, then the browsable API; `None` = 406.
+fn negotiate(accept: Option<&str>, format: Option<&str>) -> Option<Render> {
+    match format {
+        Some("json") => return Some(Render::Json),
+        Some("api") => return Some(Render::Html),
+        _ => {}
+    }
+    let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else { return Some(Render::Json) };
+    for part in accept.split(',') {
+        let mt = part.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        match mt.as_str() {
+            "application/json" | "application/*" | "*/*" => return Some(Render::Json),
+            "text/html" | "text/*" => return Some(Render::Html),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Strip the trailing slash and a `.json` suffix; returns the new URI and whether the
+/// suffix forced JSON.
+fn normalize(uri: &Uri) -> (Uri, bool) {
+    let path = uri.path();
+    if path == "/" || is_docs(path) {
+        return (uri.clone(), false);
+    }
+    let mut p = path.trim_end_matches('/').to_string();
+    let json_suffix = p.ends_with(".json") && !p.ends_with("/swagger.json");
+    if json_suffix {
+        p.truncate(p.len() - 5);
+    }
+    let pq = match uri.query() {
+        Some(q) => format!("{p}?{q}"),
+        None => p,
+    };
+    (pq.parse().unwrap_or_else(|_| uri.clone()), json_suffix)
+}
+
+async fn front(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let (uri, json_suffix) = normalize(req.uri());
+    *req.uri_mut() = uri;
+    let path = req.uri().path().to_string();
+    let query: std::collections::HashMap<String, String> =
+        form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes()).into_owned().collect();
+    let format = if json_suffix { Some("json") } else { query.get("format").map(String::as_str) };
+    let accept = req.headers().get(header::ACCEPT).and_then(|v| v.to_str().ok());
+    let api = path.starts_with("/api/v1") && !is_docs(&path);
+    let render = match negotiate(accept, format) {
+        Some(r) => r,
+        None if api => return ApiError::detail(StatusCode::NOT_ACCEPTABLE, "Could not satisfy the request Accept header.").into_response(),
+        None => Render::Json,
+    };
+    let limit = state.config.max_upload;
+    let too_big = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+        .map_or(false, |n| n > limit);
+    if too_big {
+        return ApiError::from(http::too_large()).into_response();
+    }
+    let headers = req.headers().clone();
+    let caller = match blocking(&state, move |e| resolve_caller(e, &headers)).await {
+        Ok(c) => c,
+        Err(e) => return e.into_response(),
+    };
+    let anonymous = matches!(caller, Caller::Anonymous);
+    req.extensions_mut().insert(caller);
+    let method = req.method().clone();
+    let resp = next.run(req).await;
+    let resp = if resp.status() == StatusCode::METHOD_NOT_ALLOWED {
+        method_not_allowed(resp, &method, anonymous && !OPEN.contains(&path.as_str()))
+    } else {
+        resp
+    };
+    if render == Render::Html && api {
+        browsable::render(resp, &method, &path).await
+    } else {
+        resp
+    }
+}
+
+/// DRF's 405: after authentication, with a JSON body and the `Allow` header.
+fn method_not_allowed(resp: Response, method: &Method, needs_auth: bool) -> Response {
+    if needs_auth {
+        return ApiError::detail(StatusCode::FORBIDDEN, "Authentication credentials were not provided.").into_response();
+    }
+    let allow = resp.headers().get(header::ALLOW).cloned();
+    let mut out = ApiError::detail(StatusCode::METHOD_NOT_ALLOWED, format!("Method \"{}\" not allowed.", method.as_str().to_uppercase())).into_response();
+    if let Some(a) = allow {
+        out.headers_mut().insert(header::ALLOW, a);
+    }
+    out
+}
+
+async fn not_found() -> Response {
+    json_response(StatusCode::NOT_FOUND, &serde_json::json!({"detail": "Not found."}))
+}
+
+async fn root_redirect() -> Response {
+    (StatusCode::FOUND, [(header::LOCATION, HeaderValue::from_static("/api/v1/"))]).into_response()
+}
+
+/// The complete application: API routes, docs pages, and the front layer.
+pub fn app(engine: Arc<Engine>) -> Router {
+    let _ = http::UPLOAD_LIMIT.set(engine.config.max_upload);
+    let inner = routes::api()
+        .merge(docs::routes())
+        .route("/", axum::routing::get(root_redirect))
+        .fallback(not_found)
+        .layer(axum::extract::DefaultBodyLimit::max(engine.config.max_upload as usize))
+        .with_state(engine.clone());
+    Router::new().fallback_service(inner).layer(middleware::from_fn_with_state(engine, front))
+}
+
+/// Serve until SIGINT/SIGTERM; in-flight requests finish before exit.
+pub async fn serve(engine: Arc<Engine>, addr: SocketAddr, ready: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    ready(listener.local_addr()?);
+    axum::serve(listener, app(engine)).with_graceful_shutdown(shutdown_signal()).await
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler installs");
+        tokio::select! { _ = ctrl_c => {}, _ = term.recv() => {} }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+}

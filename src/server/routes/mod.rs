@@ -1,0 +1,11 @@
+//! The route table of `/api/v1/`, one module per resource group. Handlers only decode,
+//! call the engine (off the async runtime), and encode.
+mod accounts;
+mod projects;
+
+use super::http::AppState;
+use axum::Router;
+
+pub fn api() -> Router<AppState> {
+    Router::new().merge(accounts::routes()).merge(projects::routes())
+}
