@@ -8,6 +8,8 @@ pub mod error;
 pub mod health;
 pub mod passwords;
 pub mod projects;
+pub mod regex_tagger;
+pub mod regex_taggers;
 pub mod resources;
 pub mod store;
 pub mod tasks;
@@ -50,6 +52,7 @@ pub struct Engine {
     store: Arc<store::Store>,
     runner: tasks::TaskRunner,
     sys: Mutex<sysinfo::System>,
+    matchers: regex_taggers::MatcherCache,
 }
 
 impl Engine {
@@ -61,7 +64,7 @@ impl Engine {
         let store = Arc::new(store::Store::open(&config.data_dir.join("ta.sqlite3"))?);
         let mut sys = sysinfo::System::new();
         sys.refresh_cpu_usage();
-        let engine = Engine { runner: tasks::TaskRunner::new(config.task_threads), store, sys: Mutex::new(sys), config };
+        let engine = Engine { runner: tasks::TaskRunner::new(config.task_threads), store, sys: Mutex::new(sys), matchers: Default::default(), config };
         engine.fail_interrupted_tasks()?;
         Ok(Arc::new(engine))
     }

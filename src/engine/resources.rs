@@ -5,7 +5,7 @@ use super::error::{Error, Result};
 use super::{Ctx, Engine};
 use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// A stored resource row.
@@ -118,12 +118,17 @@ fn row(r: &rusqlite::Row) -> rusqlite::Result<Resource> {
 impl Engine {
     /// Insert a resource; returns its id.
     pub fn insert_resource(&self, kind: Kind, ctx: &Ctx, project: i64, description: &str, config: &Value) -> Result<i64> {
-        self.store.with(|c| {
-            c.execute(
-                "INSERT INTO resources (kind, project_id, author_id, description, config) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![kind.tag(), project, ctx.user.id, description, config.to_string()],
+        self.store.tx(|tx| {
+            tx.execute(
+                "INSERT INTO sequences (kind, last) VALUES (?1, 1) ON CONFLICT(kind) DO UPDATE SET last = last + 1",
+                [kind.tag()],
             )?;
-            Ok(c.last_insert_rowid())
+            let id: i64 = tx.query_row("SELECT last FROM sequences WHERE kind = ?1", [kind.tag()], |r| r.get(0))?;
+            tx.execute(
+                "INSERT INTO resources (kind, id, project_id, author_id, description, config) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![kind.tag(), id, project, ctx.user.id, description, config.to_string()],
+            )?;
+            Ok(id)
         })
     }
 
@@ -139,6 +144,11 @@ impl Engine {
                 .optional()?)
             })?
             .ok_or_else(Error::not_found)
+    }
+
+    /// Whether a resource of `kind` with this id exists in any project.
+    pub fn resource_exists(&self, kind: Kind, id: i64) -> Result<bool> {
+        self.store.with(|c| Ok(c.query_row("SELECT EXISTS(SELECT 1 FROM resources WHERE kind = ?1 AND id = ?2)", params![kind.tag(), id], |r| r.get(0))?))
     }
 
     /// All resources of `kind` in `project` with the given ids (unknown ids dropped), ascending id.
@@ -178,20 +188,23 @@ impl Engine {
         Ok((count, all.into_iter().skip(offset).take(size).collect()))
     }
 
-    pub fn update_resource(&self, id: i64, description: &str, config: &Value) -> Result<()> {
+    pub fn update_resource(&self, kind: Kind, id: i64, description: &str, config: &Value) -> Result<()> {
         self.store.with(|c| {
-            c.execute("UPDATE resources SET description = ?1, config = ?2 WHERE id = ?3", params![description, config.to_string(), id])?;
+            c.execute(
+                "UPDATE resources SET description = ?1, config = ?2 WHERE kind = ?3 AND id = ?4",
+                params![description, config.to_string(), kind.tag(), id],
+            )?;
             Ok(())
         })
     }
 
-    pub fn set_resource_task(&self, id: i64, task: i64) -> Result<()> {
-        self.store.with(|c| Ok(c.execute("UPDATE resources SET task_id = ?1 WHERE id = ?2", params![task, id]).map(|_| ())?))
+    pub fn set_resource_task(&self, kind: Kind, id: i64, task: i64) -> Result<()> {
+        self.store.with(|c| Ok(c.execute("UPDATE resources SET task_id = ?1 WHERE kind = ?2 AND id = ?3", params![task, kind.tag(), id]).map(|_| ())?))
     }
 
     pub fn delete_resource(&self, kind: Kind, project: i64, id: i64) -> Result<()> {
         self.resource(kind, project, id)?;
-        self.store.with(|c| Ok(c.execute("DELETE FROM resources WHERE id = ?1", [id]).map(|_| ())?))
+        self.store.with(|c| Ok(c.execute("DELETE FROM resources WHERE kind = ?1 AND id = ?2", params![kind.tag(), id]).map(|_| ())?))
     }
 
     /// POST bulk_delete/ — `{"ids": [..]}`; ids of other projects are skipped.
@@ -208,7 +221,7 @@ impl Engine {
                     .query_row("SELECT task_id FROM resources WHERE kind = ?1 AND project_id = ?2 AND id = ?3", params![kind.tag(), project, id], |r| r.get(0))
                     .optional()?;
                 if let Some(task) = task {
-                    n += tx.execute("DELETE FROM resources WHERE id = ?1", [id])?;
+                    n += tx.execute("DELETE FROM resources WHERE kind = ?1 AND id = ?2", params![kind.tag(), id])?;
                     if let Some(t) = task {
                         tasks += tx.execute("DELETE FROM tasks WHERE id = ?1", [t])?;
                     }
@@ -226,33 +239,44 @@ impl Engine {
         Ok(BulkDeleteOut { num_deleted: n.0 + n.1, deleted_types: types })
     }
 
-    /// Replace the member set of a group resource.
-    pub fn set_members(&self, owner: i64, members: &[i64]) -> Result<()> {
+    /// Replace the member set (of `member_kind`) of a group resource.
+    pub fn set_members(&self, owner: (Kind, i64), member_kind: Kind, members: &[i64]) -> Result<()> {
         self.store.tx(|tx| {
-            tx.execute("DELETE FROM resource_members WHERE owner_id = ?1", [owner])?;
+            tx.execute(
+                "DELETE FROM resource_members WHERE owner_kind = ?1 AND owner_id = ?2 AND member_kind = ?3",
+                params![owner.0.tag(), owner.1, member_kind.tag()],
+            )?;
             for m in members {
-                tx.execute("INSERT OR IGNORE INTO resource_members (owner_id, member_id) VALUES (?1, ?2)", [owner, *m])?;
+                tx.execute(
+                    "INSERT OR IGNORE INTO resource_members (owner_kind, owner_id, member_kind, member_id) VALUES (?1, ?2, ?3, ?4)",
+                    params![owner.0.tag(), owner.1, member_kind.tag(), m],
+                )?;
             }
             Ok(())
         })
     }
 
-    /// Member ids of a group, ascending.
-    pub fn members(&self, owner: i64) -> Result<Vec<i64>> {
+    /// Member ids (of `member_kind`) of a group, ascending.
+    pub fn members(&self, owner: (Kind, i64), member_kind: Kind) -> Result<Vec<i64>> {
         self.store.with(|c| {
-            let mut st = c.prepare("SELECT member_id FROM resource_members WHERE owner_id = ?1 ORDER BY member_id")?;
-            let ids = st.query_map([owner], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
+            let mut st = c.prepare(
+                "SELECT member_id FROM resource_members WHERE owner_kind = ?1 AND owner_id = ?2 AND member_kind = ?3 ORDER BY member_id",
+            )?;
+            let ids = st.query_map(params![owner.0.tag(), owner.1, member_kind.tag()], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
             Ok(ids)
         })
     }
 
-    /// Groups containing `member`: `(id, description)`, ascending id.
-    pub fn owners(&self, member: i64) -> Result<Vec<(i64, String)>> {
+    /// Groups (of `owner_kind`) containing `member`: `(id, description)`, ascending id.
+    pub fn owners(&self, member: (Kind, i64), owner_kind: Kind) -> Result<Vec<(i64, String)>> {
         self.store.with(|c| {
             let mut st = c.prepare(
-                "SELECT r.id, r.description FROM resource_members m JOIN resources r ON r.id = m.owner_id WHERE m.member_id = ?1 ORDER BY r.id",
+                "SELECT r.id, r.description FROM resource_members m JOIN resources r ON r.kind = m.owner_kind AND r.id = m.owner_id
+                 WHERE m.member_kind = ?1 AND m.member_id = ?2 AND m.owner_kind = ?3 ORDER BY r.id",
             )?;
-            let rows = st.query_map([member], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
+            let rows = st
+                .query_map(params![member.0.tag(), member.1, owner_kind.tag()], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok(rows)
         })
     }
@@ -261,9 +285,4 @@ impl Engine {
 /// URL of a project resource.
 pub fn resource_url(ctx: &Ctx, project: i64, kind: Kind, id: i64) -> String {
     format!("{}/projects/{project}/{}/{id}/", ctx.base_url, kind.route())
-}
-
-/// An empty JSON object (default configs).
-pub fn empty() -> Value {
-    json!({})
 }

@@ -65,22 +65,30 @@ const MIGRATIONS: &[&str] = &[
         num_processed INTEGER NOT NULL DEFAULT 0
      );",
     // 2: project resources that are a description plus a JSON configuration
-    // (regex taggers, anonymizers, and later model kinds).
+    // (regex taggers, anonymizers, and later model kinds). Ids count per kind.
     "CREATE TABLE resources (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
         kind TEXT NOT NULL,
+        id INTEGER NOT NULL,
         project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
         author_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
         description TEXT NOT NULL,
         config TEXT NOT NULL DEFAULT '{}',
-        task_id INTEGER REFERENCES tasks(id) ON DELETE SET NULL
+        task_id INTEGER REFERENCES tasks(id) ON DELETE SET NULL,
+        PRIMARY KEY (kind, id)
      );
-     CREATE INDEX resources_kind_project ON resources(kind, project_id);
+     CREATE INDEX resources_project ON resources(kind, project_id);
+     CREATE TABLE sequences (kind TEXT PRIMARY KEY, last INTEGER NOT NULL);
      CREATE TABLE resource_members (
-        owner_id INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
-        member_id INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
-        PRIMARY KEY (owner_id, member_id)
-     );",
+        owner_kind TEXT NOT NULL,
+        owner_id INTEGER NOT NULL,
+        member_kind TEXT NOT NULL,
+        member_id INTEGER NOT NULL,
+        PRIMARY KEY (owner_kind, owner_id, member_kind, member_id)
+     );
+     CREATE TRIGGER resources_unlink AFTER DELETE ON resources BEGIN
+        DELETE FROM resource_members
+        WHERE (owner_kind = OLD.kind AND owner_id = OLD.id) OR (member_kind = OLD.kind AND member_id = OLD.id);
+     END;",
 ];
 
 pub struct Store {

@@ -1,11 +1,13 @@
 //! The route table of `/api/v1/`, one module per resource group. Handlers only decode,
 //! call the engine (off the async runtime), and encode.
 mod accounts;
+mod crud;
 mod projects;
+mod regex;
 
 use super::http::AppState;
 use axum::Router;
 
 pub fn api() -> Router<AppState> {
-    Router::new().merge(accounts::routes()).merge(projects::routes())
+    Router::new().merge(accounts::routes()).merge(projects::routes()).merge(regex::routes())
 }

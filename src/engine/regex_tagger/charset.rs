@@ -1,0 +1,114 @@
+//! Character sets for the backtracking engine, derived from the `regex` crate so that both back
+//! ends agree exactly on `\w`, `\s`, `\d`, Unicode properties and simple case folding.
+//! Sets are built once per distinct class (by scanning every Unicode scalar value) and cached.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::syntax::{emit_class, Class};
+
+/// A set of characters: a short list (case-fold groups) or a bitmap over all code points.
+#[derive(Debug)]
+pub enum CharSet {
+    Small(Vec<char>),
+    Bits(Box<[u64]>),
+}
+
+impl CharSet {
+    #[inline]
+    pub fn contains(&self, c: char) -> bool {
+        match self {
+            CharSet::Small(v) => v.contains(&c),
+            CharSet::Bits(b) => {
+                let i = c as usize;
+                b[i >> 6] & (1u64 << (i & 63)) != 0
+            }
+        }
+    }
+
+    fn from_chars(chars: Vec<char>) -> CharSet {
+        if chars.len() <= 8 {
+            return CharSet::Small(chars);
+        }
+        let mut bits = vec![0u64; (0x110000 >> 6) + 1].into_boxed_slice();
+        for c in chars {
+            bits[c as usize >> 6] |= 1u64 << (c as usize & 63);
+        }
+        CharSet::Bits(bits)
+    }
+}
+
+/// Every Unicode scalar value, in order, as one string.
+fn all_chars() -> &'static str {
+    static ALL: OnceLock<String> = OnceLock::new();
+    ALL.get_or_init(|| (0..0x110000u32).filter_map(char::from_u32).collect())
+}
+
+/// The set of characters matched by a `regex`-crate single-character pattern, cached by pattern.
+fn set_for_pattern(pattern: &str) -> Arc<CharSet> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<CharSet>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(set) = cache.lock().unwrap().get(pattern) {
+        return set.clone();
+    }
+    let re = regex::Regex::new(&format!("(?:{})+", pattern)).expect("emitted class is valid");
+    let chars: Vec<char> = re.find_iter(all_chars()).flat_map(|m| m.as_str().chars()).collect();
+    let set = Arc::new(CharSet::from_chars(chars));
+    cache.lock().unwrap().insert(pattern.to_string(), set.clone());
+    set
+}
+
+/// Set of characters a class matches (`ci`: ignoring case).
+pub fn class_set(class: &Class, ci: bool) -> Arc<CharSet> {
+    let mut pattern = String::from(if ci { "(?i)" } else { "" });
+    emit_class(class, &mut pattern);
+    set_for_pattern(&pattern)
+}
+
+/// The simple case-fold group of `c` (incl. the module's `İ`~`i`~`I` equivalence).
+pub fn fold_set(c: char) -> Arc<CharSet> {
+    if matches!(c, 'i' | 'I' | '\u{130}') {
+        return set_for_pattern("[iI\u{130}]");
+    }
+    set_for_pattern(&format!("(?i:{})", regex::escape(&c.to_string())))
+}
+
+/// `\w` membership (Unicode, as the `regex` crate and the Python module define it).
+pub fn is_word(c: char) -> bool {
+    static WORD: OnceLock<Arc<CharSet>> = OnceLock::new();
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric() || c == '_';
+    }
+    WORD.get_or_init(|| set_for_pattern(r"\w")).contains(c)
+}
+
+/// `\s` membership.
+pub fn is_space(c: char) -> bool {
+    static SPACE: OnceLock<Arc<CharSet>> = OnceLock::new();
+    if c.is_ascii() {
+        return matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r');
+    }
+    SPACE.get_or_init(|| set_for_pattern(r"\s")).contains(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_and_space_classes() {
+        assert!(is_word('õ') && is_word('東') && is_word('\u{200D}'));
+        assert!(!is_word('²') && !is_word('½') && !is_word('😀'));
+        assert!(is_space('\u{a0}') && !is_space('\u{200b}'));
+    }
+
+    #[test]
+    fn simple_case_folding() {
+        let k = fold_set('k');
+        assert!(k.contains('K') && k.contains('\u{212A}'));
+        let s = fold_set('σ');
+        assert!(s.contains('ς') && s.contains('Σ'));
+        assert!(!fold_set('ß').contains('s'));
+        assert!(fold_set('i').contains('\u{130}') && !fold_set('i').contains('ı'));
+    }
+}

@@ -1,0 +1,400 @@
+//! Regex taggers and regex tagger groups as project resources: validation, storage,
+//! the compiled-matcher cache, and the tagging operations. Matching itself lives in
+//! `regex_tagger` (the engine module this file wires to the store).
+use super::error::{Error, Result};
+use super::regex_tagger::{ops, CompileError, MatchError, Matcher, MatcherConfig};
+use super::resources::{resource_url, Kind, Page, Resource};
+use super::tasks::TaskOut;
+use super::validate::{Form, List, Mode, Str};
+use super::{Ctx, Engine};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, RwLock};
+
+/// Longest accepted text, and most texts per request (conventions §12).
+pub const MAX_TEXT_CHARS: usize = 1_000_000;
+pub const MAX_TEXTS: usize = 10_000;
+
+/// `{"tagger_group_id", "description"}` inside a tagger.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct GroupRef {
+    pub tagger_group_id: i64,
+    pub description: String,
+}
+
+/// The regex tagger resource on the wire.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct RegexTaggerOut {
+    pub id: i64,
+    pub url: String,
+    pub author_username: String,
+    pub description: String,
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    pub config: MatcherConfig,
+    pub tagger_groups: Vec<GroupRef>,
+}
+
+/// `{"tagger_id", "description"}` inside a group.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct TaggerRef {
+    pub tagger_id: i64,
+    pub description: String,
+}
+
+/// The regex tagger group resource on the wire.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct RegexTaggerGroupOut {
+    pub id: i64,
+    pub url: String,
+    pub regex_taggers: Vec<i64>,
+    pub author_username: String,
+    pub task: Option<TaskOut>,
+    pub description: String,
+    pub tagger_info: Vec<TaggerRef>,
+}
+
+/// Compiled matchers by tagger id, with the configuration they were compiled from
+/// (a changed configuration recompiles; deletion evicts).
+#[derive(Default)]
+pub struct MatcherCache {
+    map: RwLock<HashMap<i64, (String, Arc<Matcher>)>>,
+}
+
+impl MatcherCache {
+    fn get(&self, id: i64, config: &Value) -> Result<Arc<Matcher>> {
+        let key = config.to_string();
+        if let Some((k, m)) = self.map.read().unwrap_or_else(|p| p.into_inner()).get(&id) {
+            if *k == key {
+                return Ok(m.clone());
+            }
+        }
+        let cfg: MatcherConfig = serde_json::from_value(config.clone()).map_err(Error::internal)?;
+        let m = Arc::new(Matcher::compile(&cfg).map_err(compile_error)?);
+        self.map.write().unwrap_or_else(|p| p.into_inner()).insert(id, (key, m.clone()));
+        Ok(m)
+    }
+
+    fn evict(&self, id: i64) {
+        self.map.write().unwrap_or_else(|p| p.into_inner()).remove(&id);
+    }
+}
+
+fn compile_error(e: CompileError) -> Error {
+    Error::field(e.field, e.message)
+}
+
+pub fn match_error(e: MatchError) -> Error {
+    Error::BadRequest(format!("{e}; simplify the lexicon or shorten the text"))
+}
+
+/// A text field per the conventions: required, trimmed, non-blank, bounded.
+pub const TEXT: Str = Str::REQUIRED.max(MAX_TEXT_CHARS);
+
+/// Parse `{"text"}`.
+pub fn parse_text(body: &Value) -> Result<String> {
+    let mut f = Form::new(body, Mode::Full)?;
+    let text = f.string("text", TEXT);
+    f.finish()?;
+    Ok(text.unwrap_or_default())
+}
+
+/// Parse `{"texts"}`.
+pub fn parse_texts(body: &Value) -> Result<Vec<String>> {
+    let mut f = Form::new(body, Mode::Full)?;
+    let texts = f.strings("texts", List::REQUIRED.max(MAX_TEXTS), TEXT);
+    f.finish()?;
+    Ok(texts.unwrap_or_default())
+}
+
+/// Parse `{"doc", "fields"}`.
+fn parse_doc(body: &Value) -> Result<(Value, Vec<String>)> {
+    let mut f = Form::new(body, Mode::Full)?;
+    let doc = f.object("doc", true).cloned();
+    let fields = f.strings("fields", List::REQUIRED.non_empty(), Str::REQUIRED);
+    f.finish()?;
+    Ok((Value::Object(doc.unwrap_or_default()), fields.unwrap_or_default()))
+}
+
+/// Validate a tagger body onto `base` (defaults for create/PUT, the stored
+/// configuration for PATCH); returns the description and the compiled-ready config.
+fn parse_tagger(body: &Value, mode: Mode, base: &Resource) -> Result<(String, MatcherConfig)> {
+    let mut cfg: MatcherConfig = if mode == Mode::Partial { serde_json::from_value(base.config.clone()).unwrap_or_default() } else { MatcherConfig::default() };
+    let mut f = Form::new(body, mode)?;
+    let description = f.string("description", Str::REQUIRED.max(1000));
+    let item = Str::REQUIRED;
+    if let Some(v) = f.strings("lexicon", List::REQUIRED.non_empty(), item) {
+        cfg.lexicon = v;
+    }
+    if let Some(v) = f.strings("counter_lexicon", List::OPTIONAL, item) {
+        cfg.counter_lexicon = v;
+    }
+    if let Some(v) = f.choice("operator", false, &["or", "and"]) {
+        cfg.operator = serde_json::from_value(json!(v)).map_err(Error::internal)?;
+    }
+    if let Some(v) = f.choice("match_type", false, &["prefix", "exact", "subword"]) {
+        cfg.match_type = serde_json::from_value(json!(v)).map_err(Error::internal)?;
+    }
+    if let Some(v) = f.number("required_words", false, None, None) {
+        cfg.required_words = v;
+    }
+    for (name, slot) in [("phrase_slop", &mut cfg.phrase_slop), ("counter_slop", &mut cfg.counter_slop), ("n_allowed_edits", &mut cfg.n_allowed_edits)] {
+        if let Some(v) = f.integer(name, false, None, None) {
+            *slot = v;
+        }
+    }
+    for (name, slot) in [
+        ("return_fuzzy_match", &mut cfg.return_fuzzy_match),
+        ("ignore_case", &mut cfg.ignore_case),
+        ("ignore_punctuation", &mut cfg.ignore_punctuation),
+    ] {
+        if let Some(v) = f.boolean(name) {
+            *slot = v;
+        }
+    }
+    if !f.has_errors() {
+        if let Err(e) = Matcher::compile(&cfg) {
+            f.fail(e.field, e.message);
+        }
+    }
+    f.finish()?;
+    Ok((description.unwrap_or_else(|| base.description.clone()), cfg))
+}
+
+/// Borrow loaded taggers as the matcher module's member tuples.
+fn as_members(taggers: &[(Resource, Arc<Matcher>)]) -> Vec<ops::Member<'_>> {
+    taggers.iter().map(|(r, m)| (r.id, r.description.as_str(), m.as_ref())).collect()
+}
+
+fn blank_resource() -> Resource {
+    Resource { id: 0, project_id: 0, author_username: String::new(), description: String::new(), config: json!({}), task_id: None }
+}
+
+impl Engine {
+    fn render_tagger(&self, ctx: &Ctx, r: &Resource) -> Result<RegexTaggerOut> {
+        Ok(RegexTaggerOut {
+            id: r.id,
+            url: resource_url(ctx, r.project_id, Kind::RegexTagger, r.id),
+            author_username: r.author_username.clone(),
+            description: r.description.clone(),
+            config: serde_json::from_value(r.config.clone()).unwrap_or_default(),
+            tagger_groups: self.owners((Kind::RegexTagger, r.id), Kind::RegexTaggerGroup)?.into_iter().map(|(id, d)| GroupRef { tagger_group_id: id, description: d }).collect(),
+        })
+    }
+
+    fn render_group(&self, ctx: &Ctx, r: &Resource) -> Result<RegexTaggerGroupOut> {
+        let members = self.resources_by_ids(Kind::RegexTagger, r.project_id, &self.members((Kind::RegexTaggerGroup, r.id), Kind::RegexTagger)?)?;
+        Ok(RegexTaggerGroupOut {
+            id: r.id,
+            url: resource_url(ctx, r.project_id, Kind::RegexTaggerGroup, r.id),
+            regex_taggers: members.iter().map(|m| m.id).collect(),
+            author_username: r.author_username.clone(),
+            task: match r.task_id {
+                Some(t) => self.task(t)?,
+                None => None,
+            },
+            description: r.description.clone(),
+            tagger_info: members.iter().map(|m| TaggerRef { tagger_id: m.id, description: m.description.clone() }).collect(),
+        })
+    }
+
+    /// The compiled matcher of a stored tagger (cached).
+    fn matcher(&self, r: &Resource) -> Result<Arc<Matcher>> {
+        self.matchers.get(r.id, &r.config)
+    }
+
+    pub fn list_regex_taggers(&self, ctx: &Ctx, pk: i64, q: &BTreeMap<String, String>) -> Result<Page<RegexTaggerOut>> {
+        self.check_project_access(ctx, pk)?;
+        let (count, rows) = self.page_resources(Kind::RegexTagger, pk, q)?;
+        Ok(Page { count, results: rows.iter().map(|r| self.render_tagger(ctx, r)).collect::<Result<_>>()? })
+    }
+
+    pub fn create_regex_tagger(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<RegexTaggerOut> {
+        self.check_project_access(ctx, pk)?;
+        let (description, cfg) = parse_tagger(body, Mode::Full, &blank_resource())?;
+        let id = self.insert_resource(Kind::RegexTagger, ctx, pk, &description, &serde_json::to_value(cfg).map_err(Error::internal)?)?;
+        self.get_regex_tagger(ctx, pk, id)
+    }
+
+    pub fn get_regex_tagger(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<RegexTaggerOut> {
+        self.check_project_access(ctx, pk)?;
+        self.render_tagger(ctx, &self.resource(Kind::RegexTagger, pk, id)?)
+    }
+
+    pub fn update_regex_tagger(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value, mode: Mode) -> Result<RegexTaggerOut> {
+        self.check_project_access(ctx, pk)?;
+        let r = self.resource(Kind::RegexTagger, pk, id)?;
+        let (description, cfg) = parse_tagger(body, mode, &r)?;
+        self.update_resource(Kind::RegexTagger, id, &description, &serde_json::to_value(cfg).map_err(Error::internal)?)?;
+        self.get_regex_tagger(ctx, pk, id)
+    }
+
+    pub fn delete_regex_tagger(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<()> {
+        self.check_project_access(ctx, pk)?;
+        self.delete_resource(Kind::RegexTagger, pk, id)?;
+        self.matchers.evict(id);
+        Ok(())
+    }
+
+    /// A tagger and its matcher, for tagging calls.
+    fn tagger(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<(Resource, Arc<Matcher>)> {
+        self.check_project_access(ctx, pk)?;
+        let r = self.resource(Kind::RegexTagger, pk, id)?;
+        let m = self.matcher(&r)?;
+        Ok((r, m))
+    }
+
+    pub fn regex_tag_text(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<ops::TagResult> {
+        let (r, m) = self.tagger(ctx, pk, id)?;
+        let text = parse_text(body)?;
+        ops::tag_text(r.id, &r.description, &m, &text).map_err(match_error)
+    }
+
+    pub fn regex_tag_texts(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<Vec<ops::TagResult>> {
+        let (r, m) = self.tagger(ctx, pk, id)?;
+        let texts = parse_texts(body)?;
+        ops::tag_texts(r.id, &r.description, &m, &texts).map_err(match_error)
+    }
+
+    pub fn regex_tag_doc(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<ops::TagResult> {
+        let (r, m) = self.tagger(ctx, pk, id)?;
+        let (doc, fields) = parse_doc(body)?;
+        ops::tag_doc(r.id, &r.description, &m, &doc, &fields).map_err(match_error)
+    }
+
+    /// Taggers of the project with their matchers; `ids` empty = all.
+    fn taggers_with_matchers(&self, pk: i64, ids: &[i64]) -> Result<Vec<(Resource, Arc<Matcher>)>> {
+        let rows = if ids.is_empty() { self.all_resources(Kind::RegexTagger, pk)? } else { self.resources_by_ids(Kind::RegexTagger, pk, ids)? };
+        rows.into_iter().map(|r| self.matcher(&r).map(|m| (r, m))).collect()
+    }
+
+    pub fn regex_multitag_text(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<Vec<ops::MultiTagEntry>> {
+        self.check_project_access(ctx, pk)?;
+        let mut f = Form::new(body, Mode::Full)?;
+        let text = f.string("text", TEXT);
+        let ids = f.pks("taggers", List::OPTIONAL);
+        f.finish()?;
+        let taggers = self.taggers_with_matchers(pk, &ids.unwrap_or_default())?;
+        ops::multitag_text(&as_members(&taggers), &text.unwrap_or_default()).map_err(match_error)
+    }
+
+    // ---- groups ----
+
+    fn parse_group(&self, pk: i64, body: &Value, mode: Mode) -> Result<(Option<String>, Option<Vec<i64>>)> {
+        let mut f = Form::new(body, mode)?;
+        let ids = f.pks("regex_taggers", List::REQUIRED);
+        let mut members = None;
+        if let Some(ids) = ids {
+            match ids.iter().find(|id| !self.resource_exists(Kind::RegexTagger, **id).unwrap_or(false)) {
+                Some(bad) => f.fail("regex_taggers", format!("Invalid pk \"{bad}\" - object does not exist.")),
+                None => members = Some(self.resources_by_ids(Kind::RegexTagger, pk, &ids)?.iter().map(|r| r.id).collect()),
+            }
+        }
+        let description = f.string("description", Str::REQUIRED.max(1000));
+        f.finish()?;
+        Ok((description, members))
+    }
+
+    pub fn list_regex_tagger_groups(&self, ctx: &Ctx, pk: i64, q: &BTreeMap<String, String>) -> Result<Page<RegexTaggerGroupOut>> {
+        self.check_project_access(ctx, pk)?;
+        let (count, rows) = self.page_resources(Kind::RegexTaggerGroup, pk, q)?;
+        Ok(Page { count, results: rows.iter().map(|r| self.render_group(ctx, r)).collect::<Result<_>>()? })
+    }
+
+    pub fn create_regex_tagger_group(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<RegexTaggerGroupOut> {
+        self.check_project_access(ctx, pk)?;
+        let (description, members) = self.parse_group(pk, body, Mode::Full)?;
+        let id = self.insert_resource(Kind::RegexTaggerGroup, ctx, pk, &description.unwrap_or_default(), &json!({}))?;
+        self.set_members((Kind::RegexTaggerGroup, id), Kind::RegexTagger, &members.unwrap_or_default())?;
+        self.get_regex_tagger_group(ctx, pk, id)
+    }
+
+    pub fn get_regex_tagger_group(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<RegexTaggerGroupOut> {
+        self.check_project_access(ctx, pk)?;
+        self.render_group(ctx, &self.resource(Kind::RegexTaggerGroup, pk, id)?)
+    }
+
+    pub fn update_regex_tagger_group(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value, mode: Mode) -> Result<RegexTaggerGroupOut> {
+        self.check_project_access(ctx, pk)?;
+        let r = self.resource(Kind::RegexTaggerGroup, pk, id)?;
+        let (description, members) = self.parse_group(pk, body, mode)?;
+        self.update_resource(Kind::RegexTaggerGroup, id, description.as_deref().unwrap_or(&r.description), &r.config)?;
+        if let Some(m) = members {
+            self.set_members((Kind::RegexTaggerGroup, id), Kind::RegexTagger, &m)?;
+        }
+        self.get_regex_tagger_group(ctx, pk, id)
+    }
+
+    pub fn delete_regex_tagger_group(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<()> {
+        self.check_project_access(ctx, pk)?;
+        self.delete_resource(Kind::RegexTaggerGroup, pk, id)
+    }
+
+    /// A group and its members' matchers (ascending tagger id), after the access check.
+    fn loaded_group(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<(Resource, Vec<(Resource, Arc<Matcher>)>)> {
+        self.check_project_access(ctx, pk)?;
+        let g = self.resource(Kind::RegexTaggerGroup, pk, id)?;
+        let ids = self.members((Kind::RegexTaggerGroup, id), Kind::RegexTagger)?;
+        let members = if ids.is_empty() { Vec::new() } else { self.taggers_with_matchers(pk, &ids)? };
+        Ok((g, members))
+    }
+
+    pub fn group_tag_text(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<ops::GroupTagResult> {
+        let (g, members) = self.loaded_group(ctx, pk, id)?;
+        let text = parse_text(body)?;
+        ops::group_tag_text(g.id, &g.description, &as_members(&members), &text).map_err(match_error)
+    }
+
+    pub fn group_tag_texts(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<ops::GroupTagTextsResult> {
+        let (g, members) = self.loaded_group(ctx, pk, id)?;
+        let texts = parse_texts(body)?;
+        ops::group_tag_texts(g.id, &g.description, &as_members(&members), &texts).map_err(match_error)
+    }
+
+    pub fn group_tag_doc(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<ops::GroupTagResult> {
+        let (g, members) = self.loaded_group(ctx, pk, id)?;
+        let (doc, fields) = parse_doc(body)?;
+        ops::group_tag_doc(g.id, &g.description, &as_members(&members), &doc, &fields).map_err(match_error)
+    }
+
+    pub fn group_simple_tag_text(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<Vec<String>> {
+        let (_, members) = self.loaded_group(ctx, pk, id)?;
+        let text = parse_text(body)?;
+        ops::simple_tag_text(&as_members(&members), &text).map_err(match_error)
+    }
+
+    /// Groups of the project with members; `ids` empty = all.
+    fn groups_for(&self, pk: i64, body: &Value) -> Result<(String, Vec<(Resource, Vec<(Resource, Arc<Matcher>)>)>)> {
+        let mut f = Form::new(body, Mode::Full)?;
+        let text = f.string("text", TEXT);
+        let ids = f.pks("tagger_groups", List::OPTIONAL).unwrap_or_default();
+        f.finish()?;
+        let rows = if ids.is_empty() { self.all_resources(Kind::RegexTaggerGroup, pk)? } else { self.resources_by_ids(Kind::RegexTaggerGroup, pk, &ids)? };
+        let groups = rows
+            .into_iter()
+            .map(|g| {
+                let ids = self.members((Kind::RegexTaggerGroup, g.id), Kind::RegexTagger)?;
+                let members = if ids.is_empty() { Vec::new() } else { self.taggers_with_matchers(pk, &ids)? };
+                Ok((g, members))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok((text.unwrap_or_default(), groups))
+    }
+
+    fn with_groups<T>(&self, ctx: &Ctx, pk: i64, body: &Value, f: impl FnOnce(&[ops::Group], &str) -> Result<T, MatchError>) -> Result<T> {
+        self.check_project_access(ctx, pk)?;
+        let (text, groups) = self.groups_for(pk, body)?;
+        let members: Vec<Vec<ops::Member>> = groups.iter().map(|(_, ms)| as_members(ms)).collect();
+        let gs: Vec<ops::Group> = groups.iter().zip(&members).map(|((g, _), ms)| (g.id, g.description.as_str(), ms.as_slice())).collect();
+        f(&gs, &text).map_err(match_error)
+    }
+
+    pub fn group_multitag_text(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<Vec<ops::GroupMultiTagEntry>> {
+        self.with_groups(ctx, pk, body, ops::group_multitag_text)
+    }
+
+    pub fn group_simple_multitag_text(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<Map<String, Value>> {
+        self.with_groups(ctx, pk, body, ops::simple_multitag_text)
+    }
+}
