@@ -2,9 +2,11 @@
 //! local engine (a data directory, no server) or a remote server (`--server URL`) with
 //! the same JSON bodies, and the result is rendered as JSON or a readable table.
 mod accounts;
+mod batch;
 mod client;
 mod output;
 mod projects;
+mod regex;
 mod system;
 
 use crate::engine::accounts::User;
@@ -58,6 +60,12 @@ pub enum Command {
     /// Projects
     #[command(subcommand)]
     Project(projects::ProjectCmd),
+    /// Regex (lexicon) taggers
+    #[command(subcommand, name = "regex-tagger")]
+    RegexTagger(regex::TaggerCmd),
+    /// Regex tagger groups
+    #[command(subcommand, name = "regex-tagger-group")]
+    RegexTaggerGroup(regex::GroupCmd),
     /// Background tasks
     #[command(subcommand)]
     Task(system::TaskCmd),
@@ -159,6 +167,8 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
                 Command::Logout => accounts::logout(&t),
                 Command::User(c) => accounts::user(&t, c).map(Some),
                 Command::Project(c) => projects::run(&t, c),
+                Command::RegexTagger(c) => regex::tagger(&t, c),
+                Command::RegexTaggerGroup(c) => regex::group(&t, c),
                 Command::Task(c) => system::task(&t, c).map(Some),
                 _ => unreachable!("handled above"),
             }

@@ -398,3 +398,73 @@ impl Engine {
         self.with_groups(ctx, pk, body, ops::simple_multitag_text)
     }
 }
+
+/// One input of a batch run: a text (trimmed like a request text) or a document whose
+/// `fields` are tagged.
+pub enum BatchItem {
+    Text(String),
+    Doc(Value),
+}
+
+/// Outcome of one item: its result, or `{"error": ...}` so one bad line does not stop a
+/// stream.
+fn item_value<T: Serialize>(r: Result<T>) -> Value {
+    match r.and_then(|v| serde_json::to_value(v).map_err(Error::internal)) {
+        Ok(v) => v,
+        Err(e) => json!({"error": e.to_string()}),
+    }
+}
+
+fn blank_text_error() -> Error {
+    Error::field("text", super::validate::NOT_BLANK)
+}
+
+impl Engine {
+    /// Tag many texts/documents with one tagger, in parallel, keeping input order.
+    pub fn regex_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, items: &[BatchItem], fields: &[String]) -> Result<Vec<Value>> {
+        use rayon::prelude::*;
+        let (r, m) = self.tagger(ctx, pk, id)?;
+        Ok(items
+            .par_iter()
+            .map(|it| {
+                item_value(match it {
+                    BatchItem::Text(t) => match ops::trim_request_text(t) {
+                        "" => Err(blank_text_error()),
+                        t => ops::tag_text(r.id, &r.description, &m, t).map_err(match_error),
+                    },
+                    BatchItem::Doc(d) => ops::tag_doc(r.id, &r.description, &m, d, fields).map_err(match_error),
+                })
+            })
+            .collect())
+    }
+
+    /// Tag many texts/documents with one group, in parallel, keeping input order.
+    pub fn group_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, items: &[BatchItem], fields: &[String]) -> Result<Vec<Value>> {
+        use rayon::prelude::*;
+        let (g, members) = self.loaded_group(ctx, pk, id)?;
+        let members = as_members(&members);
+        Ok(items
+            .par_iter()
+            .map(|it| {
+                item_value(match it {
+                    BatchItem::Text(t) => match ops::trim_request_text(t) {
+                        "" => Err(blank_text_error()),
+                        t => ops::group_tag_text(g.id, &g.description, &members, t).map_err(match_error),
+                    },
+                    BatchItem::Doc(d) => ops::group_tag_doc(g.id, &g.description, &members, d, fields).map_err(match_error),
+                })
+            })
+            .collect())
+    }
+
+    /// The project a resource belongs to (CLI convenience when `--project` is omitted).
+    pub fn project_of(&self, ctx: &Ctx, kind: Kind, id: i64) -> Result<i64> {
+        let pk: Option<i64> = self.store.with(|c| {
+            use rusqlite::OptionalExtension;
+            Ok(c.query_row("SELECT project_id FROM resources WHERE kind = ?1 AND id = ?2", rusqlite::params![kind.tag(), id], |r| r.get(0)).optional()?)
+        })?;
+        let pk = pk.ok_or_else(Error::not_found)?;
+        self.check_project_access(ctx, pk)?;
+        Ok(pk)
+    }
+}

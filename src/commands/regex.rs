@@ -1,0 +1,352 @@
+//! `ta regex-tagger ...` and `ta regex-tagger-group ...`: manage taggers and groups, tag
+//! one text, or tag a JSONL stream.
+use super::{batch, Target};
+use crate::engine::error::{Error, Result};
+use crate::engine::regex_taggers::BatchItem;
+use crate::engine::resources::Kind;
+use crate::engine::validate::Mode;
+use clap::{Args, Subcommand};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+#[derive(Args, Debug, Default)]
+pub struct TaggerArgs {
+    #[arg(long)]
+    pub description: Option<String>,
+    /// Lexicon entry (word, phrase or regex); repeat for several
+    #[arg(long = "lexicon")]
+    pub lexicon: Vec<String>,
+    /// File with one lexicon entry per line
+    #[arg(long)]
+    pub lexicon_file: Option<PathBuf>,
+    /// Counter-lexicon entry; repeat for several
+    #[arg(long = "counter-lexicon")]
+    pub counter_lexicon: Vec<String>,
+    /// File with one counter-lexicon entry per line
+    #[arg(long)]
+    pub counter_lexicon_file: Option<PathBuf>,
+    /// or | and
+    #[arg(long)]
+    pub operator: Option<String>,
+    /// prefix | exact | subword
+    #[arg(long)]
+    pub match_type: Option<String>,
+    #[arg(long)]
+    pub required_words: Option<f64>,
+    #[arg(long, allow_hyphen_values = true)]
+    pub phrase_slop: Option<i64>,
+    #[arg(long, allow_hyphen_values = true)]
+    pub counter_slop: Option<i64>,
+    #[arg(long, allow_hyphen_values = true)]
+    pub n_allowed_edits: Option<i64>,
+    #[arg(long)]
+    pub return_fuzzy_match: Option<bool>,
+    #[arg(long)]
+    pub ignore_case: Option<bool>,
+    #[arg(long)]
+    pub ignore_punctuation: Option<bool>,
+}
+
+/// Which project: given, or the one holding the resource.
+#[derive(Args, Debug)]
+pub struct ProjectFlag {
+    /// Project id [default: the project holding the resource]
+    #[arg(long)]
+    pub project: Option<i64>,
+}
+
+#[derive(Args, Debug)]
+pub struct BatchArgs {
+    pub id: i64,
+    /// Document field to tag (dotted path; repeat for several). Lines that are JSON
+    /// objects are documents; other lines are texts.
+    #[arg(long = "field")]
+    pub fields: Vec<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TaggerCmd {
+    /// Create a regex tagger
+    Create {
+        #[arg(long)]
+        project: i64,
+        #[command(flatten)]
+        args: TaggerArgs,
+    },
+    /// List a project's regex taggers
+    List {
+        #[arg(long)]
+        project: i64,
+    },
+    /// Show a regex tagger
+    Show {
+        id: i64,
+        #[command(flatten)]
+        p: ProjectFlag,
+    },
+    /// Change a regex tagger (only the given settings)
+    Update {
+        id: i64,
+        #[command(flatten)]
+        p: ProjectFlag,
+        #[command(flatten)]
+        args: TaggerArgs,
+    },
+    /// Delete a regex tagger
+    Delete {
+        id: i64,
+        #[command(flatten)]
+        p: ProjectFlag,
+    },
+    /// Tag one text
+    TagText {
+        id: i64,
+        text: String,
+        #[command(flatten)]
+        p: ProjectFlag,
+    },
+    /// Tag a JSONL stream from stdin (texts or documents), one result line per input line
+    Tag {
+        #[command(flatten)]
+        b: BatchArgs,
+        #[command(flatten)]
+        p: ProjectFlag,
+    },
+    /// Run several taggers (default: all of the project) over one text
+    Multitag {
+        #[arg(long)]
+        project: i64,
+        /// Tagger id; repeat for several
+        #[arg(long = "tagger")]
+        taggers: Vec<i64>,
+        text: String,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum GroupCmd {
+    /// Create a regex tagger group
+    Create {
+        #[arg(long)]
+        project: i64,
+        #[arg(long)]
+        description: String,
+        /// Member tagger id; repeat for several
+        #[arg(long = "tagger")]
+        taggers: Vec<i64>,
+    },
+    /// List a project's groups
+    List {
+        #[arg(long)]
+        project: i64,
+    },
+    /// Show a group
+    Show {
+        id: i64,
+        #[command(flatten)]
+        p: ProjectFlag,
+    },
+    /// Change a group's description or members
+    Update {
+        id: i64,
+        #[command(flatten)]
+        p: ProjectFlag,
+        #[arg(long)]
+        description: Option<String>,
+        /// Member tagger id (replaces the member set); repeat for several
+        #[arg(long = "tagger")]
+        taggers: Vec<i64>,
+    },
+    /// Delete a group
+    Delete {
+        id: i64,
+        #[command(flatten)]
+        p: ProjectFlag,
+    },
+    /// Tag one text with every member
+    TagText {
+        id: i64,
+        text: String,
+        #[command(flatten)]
+        p: ProjectFlag,
+    },
+    /// Tag a JSONL stream from stdin with every member
+    Tag {
+        #[command(flatten)]
+        b: BatchArgs,
+        #[command(flatten)]
+        p: ProjectFlag,
+    },
+}
+
+fn read_lines(path: &PathBuf) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", path.display())))?;
+    Ok(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect())
+}
+
+fn tagger_body(a: &TaggerArgs) -> Result<Value> {
+    let mut m = Map::new();
+    if let Some(d) = &a.description {
+        m.insert("description".into(), json!(d));
+    }
+    for (key, inline, file) in [("lexicon", &a.lexicon, &a.lexicon_file), ("counter_lexicon", &a.counter_lexicon, &a.counter_lexicon_file)] {
+        let mut entries = inline.clone();
+        if let Some(f) = file {
+            entries.extend(read_lines(f)?);
+        }
+        if !entries.is_empty() {
+            m.insert(key.into(), json!(entries));
+        }
+    }
+    let opts: [(&str, Option<Value>); 9] = [
+        ("operator", a.operator.as_ref().map(|v| json!(v))),
+        ("match_type", a.match_type.as_ref().map(|v| json!(v))),
+        ("required_words", a.required_words.map(|v| json!(v))),
+        ("phrase_slop", a.phrase_slop.map(|v| json!(v))),
+        ("counter_slop", a.counter_slop.map(|v| json!(v))),
+        ("n_allowed_edits", a.n_allowed_edits.map(|v| json!(v))),
+        ("return_fuzzy_match", a.return_fuzzy_match.map(|v| json!(v))),
+        ("ignore_case", a.ignore_case.map(|v| json!(v))),
+        ("ignore_punctuation", a.ignore_punctuation.map(|v| json!(v))),
+    ];
+    for (k, v) in opts {
+        if let Some(v) = v {
+            m.insert(k.into(), v);
+        }
+    }
+    Ok(Value::Object(m))
+}
+
+/// The project holding resource `id` when `--project` is not given.
+pub fn project_for(t: &Target, p: &ProjectFlag, kind: Kind, id: i64) -> Result<i64> {
+    if let Some(pk) = p.project {
+        return Ok(pk);
+    }
+    match t {
+        Target::Local { engine, ctx } => engine.project_of(ctx, kind, id),
+        Target::Remote(c) => {
+            let projects = c.send("GET", "/projects/", None)?;
+            projects
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|p| p["id"].as_i64())
+                .find(|pk| c.send("GET", &format!("/projects/{pk}/{}/{id}/", kind.route()), None).is_ok())
+                .ok_or_else(Error::not_found)
+        }
+    }
+}
+
+/// Tag a stream: locally through the engine's parallel batch, remotely one request per
+/// line (in parallel) to the same endpoints a single tag uses.
+fn tag_stream(t: &Target, kind: Kind, pk: i64, b: &BatchArgs) -> Result<()> {
+    use rayon::prelude::*;
+    let base = format!("/projects/{pk}/{}/{}", kind.route(), b.id);
+    batch::run(|items| match t {
+        Target::Local { engine, ctx } => match kind {
+            Kind::RegexTaggerGroup => engine.group_tag_batch(ctx, pk, b.id, items, &b.fields),
+            _ => engine.regex_tag_batch(ctx, pk, b.id, items, &b.fields),
+        },
+        Target::Remote(c) => Ok(items
+            .par_iter()
+            .map(|it| {
+                let (path, body) = match it {
+                    BatchItem::Text(s) => (format!("{base}/tag_text/"), json!({"text": s})),
+                    BatchItem::Doc(d) => (format!("{base}/tag_doc/"), json!({"doc": d, "fields": b.fields})),
+                };
+                match c.send("POST", &path, Some(&body)) {
+                    Ok(v) => v,
+                    Err(e) => json!({"error": e.to_string()}),
+                }
+            })
+            .collect()),
+    })
+}
+
+pub fn tagger(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
+    let empty = BTreeMap::new();
+    let out = match c {
+        TaggerCmd::Create { project, args } => {
+            let b = tagger_body(args)?;
+            t.call("POST", &format!("/projects/{project}/regex_taggers/"), Some(&b), |e, ctx| e.create_regex_tagger(ctx, *project, &b))?
+        }
+        TaggerCmd::List { project } => t.call("GET", &format!("/projects/{project}/regex_taggers/"), None, |e, ctx| e.list_regex_taggers(ctx, *project, &empty))?,
+        TaggerCmd::Show { id, p } => {
+            let pk = project_for(t, p, Kind::RegexTagger, *id)?;
+            t.call("GET", &format!("/projects/{pk}/regex_taggers/{id}/"), None, |e, ctx| e.get_regex_tagger(ctx, pk, *id))?
+        }
+        TaggerCmd::Update { id, p, args } => {
+            let pk = project_for(t, p, Kind::RegexTagger, *id)?;
+            let b = tagger_body(args)?;
+            t.call("PATCH", &format!("/projects/{pk}/regex_taggers/{id}/"), Some(&b), |e, ctx| e.update_regex_tagger(ctx, pk, *id, &b, Mode::Partial))?
+        }
+        TaggerCmd::Delete { id, p } => {
+            let pk = project_for(t, p, Kind::RegexTagger, *id)?;
+            t.call("DELETE", &format!("/projects/{pk}/regex_taggers/{id}/"), None, |e, ctx| e.delete_regex_tagger(ctx, pk, *id))?;
+            return Ok(None);
+        }
+        TaggerCmd::TagText { id, text, p } => {
+            let pk = project_for(t, p, Kind::RegexTagger, *id)?;
+            let b = json!({"text": text});
+            t.call("POST", &format!("/projects/{pk}/regex_taggers/{id}/tag_text/"), Some(&b), |e, ctx| e.regex_tag_text(ctx, pk, *id, &b))?
+        }
+        TaggerCmd::Tag { b, p } => {
+            let pk = project_for(t, p, Kind::RegexTagger, b.id)?;
+            tag_stream(t, Kind::RegexTagger, pk, b)?;
+            return Ok(None);
+        }
+        TaggerCmd::Multitag { project, taggers, text } => {
+            let b = json!({"text": text, "taggers": taggers});
+            t.call("POST", &format!("/projects/{project}/regex_taggers/multitag_text/"), Some(&b), |e, ctx| e.regex_multitag_text(ctx, *project, &b))?
+        }
+    };
+    Ok(Some(out))
+}
+
+pub fn group(t: &Target, c: &GroupCmd) -> Result<Option<Value>> {
+    let empty = BTreeMap::new();
+    let out = match c {
+        GroupCmd::Create { project, description, taggers } => {
+            let b = json!({"description": description, "regex_taggers": taggers});
+            t.call("POST", &format!("/projects/{project}/regex_tagger_groups/"), Some(&b), |e, ctx| e.create_regex_tagger_group(ctx, *project, &b))?
+        }
+        GroupCmd::List { project } => {
+            t.call("GET", &format!("/projects/{project}/regex_tagger_groups/"), None, |e, ctx| e.list_regex_tagger_groups(ctx, *project, &empty))?
+        }
+        GroupCmd::Show { id, p } => {
+            let pk = project_for(t, p, Kind::RegexTaggerGroup, *id)?;
+            t.call("GET", &format!("/projects/{pk}/regex_tagger_groups/{id}/"), None, |e, ctx| e.get_regex_tagger_group(ctx, pk, *id))?
+        }
+        GroupCmd::Update { id, p, description, taggers } => {
+            let pk = project_for(t, p, Kind::RegexTaggerGroup, *id)?;
+            let mut m = Map::new();
+            if let Some(d) = description {
+                m.insert("description".into(), json!(d));
+            }
+            if !taggers.is_empty() {
+                m.insert("regex_taggers".into(), json!(taggers));
+            }
+            let b = Value::Object(m);
+            t.call("PATCH", &format!("/projects/{pk}/regex_tagger_groups/{id}/"), Some(&b), |e, ctx| {
+                e.update_regex_tagger_group(ctx, pk, *id, &b, Mode::Partial)
+            })?
+        }
+        GroupCmd::Delete { id, p } => {
+            let pk = project_for(t, p, Kind::RegexTaggerGroup, *id)?;
+            t.call("DELETE", &format!("/projects/{pk}/regex_tagger_groups/{id}/"), None, |e, ctx| e.delete_regex_tagger_group(ctx, pk, *id))?;
+            return Ok(None);
+        }
+        GroupCmd::TagText { id, text, p } => {
+            let pk = project_for(t, p, Kind::RegexTaggerGroup, *id)?;
+            let b = json!({"text": text});
+            t.call("POST", &format!("/projects/{pk}/regex_tagger_groups/{id}/tag_text/"), Some(&b), |e, ctx| e.group_tag_text(ctx, pk, *id, &b))?
+        }
+        GroupCmd::Tag { b, p } => {
+            let pk = project_for(t, p, Kind::RegexTaggerGroup, b.id)?;
+            tag_stream(t, Kind::RegexTaggerGroup, pk, b)?;
+            return Ok(None);
+        }
+    };
+    Ok(Some(out))
+}
