@@ -2,6 +2,7 @@
 //! local engine (a data directory, no server) or a remote server (`--server URL`) with
 //! the same JSON bodies, and the result is rendered as JSON or a readable table.
 mod accounts;
+mod anonymizer;
 mod batch;
 mod client;
 mod output;
@@ -66,6 +67,9 @@ pub enum Command {
     /// Regex tagger groups
     #[command(subcommand, name = "regex-tagger-group")]
     RegexTaggerGroup(regex::GroupCmd),
+    /// Anonymizers (replace person names with initials)
+    #[command(subcommand)]
+    Anonymizer(anonymizer::AnonymizerCmd),
     /// Background tasks
     #[command(subcommand)]
     Task(system::TaskCmd),
@@ -169,6 +173,7 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
                 Command::Project(c) => projects::run(&t, c),
                 Command::RegexTagger(c) => regex::tagger(&t, c),
                 Command::RegexTaggerGroup(c) => regex::group(&t, c),
+                Command::Anonymizer(c) => anonymizer::run(&t, c),
                 Command::Task(c) => system::task(&t, c).map(Some),
                 _ => unreachable!("handled above"),
             }

@@ -3,6 +3,8 @@
 //! of HTTP or terminals: callers pass a `Ctx` (who is asking, and the base URL that
 //! resource links are built from) and get typed results or an `Error`.
 pub mod accounts;
+pub mod anonymizer;
+pub mod anonymizers;
 pub mod clock;
 pub mod error;
 pub mod health;

@@ -1,6 +1,7 @@
 //! The route table of `/api/v1/`, one module per resource group. Handlers only decode,
 //! call the engine (off the async runtime), and encode.
 mod accounts;
+mod anonymizer;
 mod crud;
 mod projects;
 mod regex;
@@ -9,5 +10,5 @@ use super::http::AppState;
 use axum::Router;
 
 pub fn api() -> Router<AppState> {
-    Router::new().merge(accounts::routes()).merge(projects::routes()).merge(regex::routes())
+    Router::new().merge(accounts::routes()).merge(projects::routes()).merge(regex::routes()).merge(anonymizer::routes())
 }
