@@ -3,9 +3,11 @@
 //!
 //! Fuzzy matching reproduces the Python `regex` module's first-match exploration order: an item
 //! that matches exactly creates no branch point; a mismatching item tries substitution, then
-//! insertion (a text character skipped; not at the position where the match attempt started),
+//! insertion (a text character skipped; not at the position where the search started, i.e. where the
+//! previous match ended),
 //! then deletion (the item skipped); after a literal string of two or more characters the
-//! engine may, on backtracking, insert further text characters. Every search is bounded by a
+//! engine may, on backtracking, insert further text characters, and so may the end of a fuzzy
+//! group. Every search is bounded by a
 //! deadline, a step budget check and a recursion-depth limit.
 
 use std::sync::Arc;
@@ -14,7 +16,7 @@ use std::time::Instant;
 use super::charset::{class_set, fold_set, is_word, CharSet};
 use super::syntax::{Assertion, Node, RepKind};
 
-/// Recursion depth beyond which a search is abandoned (keeps well inside a 2 MiB thread stack).
+/// Recursion depth beyond which a search is abandoned.
 const MAX_DEPTH: u32 = 3000;
 
 /// A compiled single-character test.
@@ -102,7 +104,6 @@ impl Program {
     pub fn search(&self, text: &[char], from: usize, deadline: Instant) -> Result<Option<(usize, usize)>, Aborted> {
         let mut run = Run { text, anchor: from, fuzzy: None, steps: 0, depth: 0, deadline, aborted: false };
         for start in from..=text.len() {
-            run.anchor = start;
             let mut end = None;
             if self.m(&self.root, start, &mut run, &mut |e, _| {
                 end = Some(e);
@@ -127,7 +128,9 @@ impl Program {
             return false;
         }
         r.depth += 1;
-        let found = self.dispatch(p, pos, r, k);
+        // Deep recursion continues on a heap-allocated stack segment instead of
+        // overflowing whatever thread runs the match.
+        let found = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.dispatch(p, pos, r, k));
         r.depth -= 1;
         found
     }
@@ -150,18 +153,28 @@ impl Program {
             }
             Prog::Fuzzy { prog, max_cost } => {
                 let outer = r.fuzzy.replace(FuzzyState { cost: 0, max: *max_cost });
-                let found = self.m(prog, pos, r, &mut |e, r| {
-                    let inner = r.fuzzy.take();
-                    let ok = k(e, r);
-                    if !ok {
-                        r.fuzzy = inner;
-                    }
-                    ok
-                });
+                let found = self.m(prog, pos, r, &mut |e, r| self.end_fuzzy(e, r, k));
                 r.fuzzy = outer;
                 found
             }
         }
+    }
+
+    /// Leaves a fuzzy group at `e`; on failure retries with further inserted characters while
+    /// the group's budget allows (the module's END_FUZZY backtracking).
+    fn end_fuzzy<'t>(&self, e: usize, r: &mut Run<'t>, k: Cont<'_, 't>) -> bool {
+        let inner = r.fuzzy.take();
+        let budget = inner.map_or(0, |f| f.max - f.cost);
+        let mut p = e;
+        let mut ok = k(e, r);
+        while !ok && p < r.text.len() && p - e < budget as usize && !r.aborted {
+            p += 1;
+            ok = k(p, r);
+        }
+        if !ok {
+            r.fuzzy = inner;
+        }
+        ok
     }
 
     fn seq<'t>(&self, v: &[Prog], pos: usize, r: &mut Run<'t>, k: Cont<'_, 't>) -> bool {

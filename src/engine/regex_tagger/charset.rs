@@ -82,15 +82,6 @@ pub fn is_word(c: char) -> bool {
     WORD.get_or_init(|| set_for_pattern(r"\w")).contains(c)
 }
 
-/// `\s` membership.
-pub fn is_space(c: char) -> bool {
-    static SPACE: OnceLock<Arc<CharSet>> = OnceLock::new();
-    if c.is_ascii() {
-        return matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r');
-    }
-    SPACE.get_or_init(|| set_for_pattern(r"\s")).contains(c)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,7 +90,8 @@ mod tests {
     fn word_and_space_classes() {
         assert!(is_word('õ') && is_word('東') && is_word('\u{200D}'));
         assert!(!is_word('²') && !is_word('½') && !is_word('😀'));
-        assert!(is_space('\u{a0}') && !is_space('\u{200b}'));
+        let space = class_set(&Class::Set { items: vec![super::super::syntax::ClassItem::Perl(super::super::syntax::Perl::Space, false)], negated: false }, false);
+        assert!(space.contains('\u{a0}') && !space.contains('\u{200b}'));
     }
 
     #[test]

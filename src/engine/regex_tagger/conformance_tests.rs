@@ -91,7 +91,7 @@ fn run_create(case: &Value) -> Outcome {
     }
     let result = match serde_json::from_value::<MatcherConfig>(request.clone()) {
         Err(e) => {
-            let field = ["operator", "match_type"].into_iter().find(|f| e.to_string().contains("variant")).map(|_| bad_choice_field(request)).unwrap_or("?");
+            let field = if e.to_string().contains("variant") { bad_choice_field(request) } else { "?" };
             Err(json!({ field: [e.to_string()] }))
         }
         Ok(cfg) => match Matcher::compile(&cfg) {
