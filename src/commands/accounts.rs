@@ -107,7 +107,7 @@ pub fn logout(t: &Target) -> Result<Option<Value>> {
     Ok(Some(out))
 }
 
-pub fn user(t: &Target, c: &UserCmd) -> Result<Value> {
+pub fn user(t: &Target, c: &UserCmd) -> Result<Option<Value>> {
     match c {
         UserCmd::List => t.call("GET", "/users/", None, |e, ctx| e.list_users(ctx)),
         UserCmd::Show { id } => t.call("GET", &format!("/users/{id}/"), None, |e, ctx| e.get_user(ctx, *id)),
@@ -115,6 +115,10 @@ pub fn user(t: &Target, c: &UserCmd) -> Result<Value> {
             let body = json!({"is_superuser": superuser});
             t.call("PATCH", &format!("/users/{id}/"), Some(&body), |e, ctx| e.update_user(ctx, *id, &body))
         }
-        UserCmd::Delete { id } => t.call("DELETE", &format!("/users/{id}/"), None, |e, ctx| e.delete_user(ctx, *id)),
+        UserCmd::Delete { id } => {
+            t.call("DELETE", &format!("/users/{id}/"), None, |e, ctx| e.delete_user(ctx, *id))?;
+            return Ok(None);
+        }
     }
+    .map(Some)
 }

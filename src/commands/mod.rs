@@ -169,7 +169,7 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
             match other {
                 Command::Health => t.call("GET", "/health/", None, |e, _| e.health()).map(Some),
                 Command::Logout => accounts::logout(&t),
-                Command::User(c) => accounts::user(&t, c).map(Some),
+                Command::User(c) => accounts::user(&t, c),
                 Command::Project(c) => projects::run(&t, c),
                 Command::RegexTagger(c) => regex::tagger(&t, c),
                 Command::RegexTaggerGroup(c) => regex::group(&t, c),

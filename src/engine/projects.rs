@@ -283,6 +283,18 @@ impl Engine {
         self.store.with(|c| Ok(c.execute("DELETE FROM projects WHERE id = ?1", [pk]).map(|_| ())?))
     }
 
+    /// GET /projects/{pk}/get_fields/ — `[{"index", "fields": [{"path", "type"}]}]` per
+    /// project index. Field listings come from the index store, which this build does not
+    /// have yet; until it does, no index can be attached to a project (project indices are
+    /// checked against the store's catalogue), so the list is always empty.
+    pub fn get_project_fields(&self, ctx: &Ctx, pk: i64) -> Result<Vec<Value>> {
+        self.check_project_access(ctx, pk)?;
+        match self.project_indices(pk)?.as_slice() {
+            [] => Ok(Vec::new()),
+            names => Err(Error::BadRequest(format!("No index store is available for indices {}.", py_list(names)))),
+        }
+    }
+
     /// GET /projects/{pk}/get_indices/.
     pub fn get_project_indices(&self, ctx: &Ctx, pk: i64) -> Result<IndicesOut> {
         self.check_project_access(ctx, pk)?;

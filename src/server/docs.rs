@@ -2,7 +2,7 @@
 //! response types plus the operation table below), Swagger UI (vendored assets) and
 //! ReDoc (bundled script), all working with no internet access.
 use super::http::AppState;
-use crate::engine::{accounts, projects, resources, tasks};
+use crate::engine::{accounts, anonymizers, projects, regex_taggers, resources, tasks};
 use axum::http::header;
 use axum::response::{Html, IntoResponse};
 use axum::routing::get;
@@ -56,6 +56,40 @@ pub const OPS: &[Op] = &[
     op("patch", "/projects/{id}/", "projects", "Change a project", Some("ProjectIn"), ("200", Some("ProjectOut"))),
     op("delete", "/projects/{id}/", "projects", "Delete a project and its resources", None, ("204", None)),
     op("get", "/projects/{id}/get_indices/", "projects", "The project's indices", None, ("200", Some("IndicesOut"))),
+    op("get", "/projects/{id}/get_fields/", "projects", "Fields of the project's indices", None, ("200", None)),
+    op("get", "/projects/{project_pk}/regex_taggers/", "regex_taggers", "Regex taggers (paginated)", None, ("200", None)),
+    op("post", "/projects/{project_pk}/regex_taggers/", "regex_taggers", "Create a regex tagger", None, ("201", Some("RegexTaggerOut"))),
+    op("get", "/projects/{project_pk}/regex_taggers/{id}/", "regex_taggers", "One regex tagger", None, ("200", Some("RegexTaggerOut"))),
+    op("put", "/projects/{project_pk}/regex_taggers/{id}/", "regex_taggers", "Replace a regex tagger", None, ("200", Some("RegexTaggerOut"))),
+    op("patch", "/projects/{project_pk}/regex_taggers/{id}/", "regex_taggers", "Change a regex tagger", None, ("200", Some("RegexTaggerOut"))),
+    op("delete", "/projects/{project_pk}/regex_taggers/{id}/", "regex_taggers", "Delete a regex tagger", None, ("204", None)),
+    op("post", "/projects/{project_pk}/regex_taggers/bulk_delete/", "regex_taggers", "Delete several regex taggers", None, ("200", Some("BulkDeleteOut"))),
+    op("post", "/projects/{project_pk}/regex_taggers/{id}/tag_text/", "regex_taggers", "Tag one text: {text}", None, ("200", None)),
+    op("post", "/projects/{project_pk}/regex_taggers/{id}/tag_texts/", "regex_taggers", "Tag texts: {texts}", None, ("200", None)),
+    op("post", "/projects/{project_pk}/regex_taggers/{id}/tag_doc/", "regex_taggers", "Tag a document: {doc, fields}", None, ("200", None)),
+    op("post", "/projects/{project_pk}/regex_taggers/multitag_text/", "regex_taggers", "Run several taggers: {text, taggers}", None, ("200", None)),
+    op("get", "/projects/{project_pk}/regex_tagger_groups/", "regex_tagger_groups", "Regex tagger groups (paginated)", None, ("200", None)),
+    op("post", "/projects/{project_pk}/regex_tagger_groups/", "regex_tagger_groups", "Create a group: {regex_taggers, description}", None, ("201", Some("RegexTaggerGroupOut"))),
+    op("get", "/projects/{project_pk}/regex_tagger_groups/{id}/", "regex_tagger_groups", "One group", None, ("200", Some("RegexTaggerGroupOut"))),
+    op("put", "/projects/{project_pk}/regex_tagger_groups/{id}/", "regex_tagger_groups", "Replace a group", None, ("200", Some("RegexTaggerGroupOut"))),
+    op("patch", "/projects/{project_pk}/regex_tagger_groups/{id}/", "regex_tagger_groups", "Change a group", None, ("200", Some("RegexTaggerGroupOut"))),
+    op("delete", "/projects/{project_pk}/regex_tagger_groups/{id}/", "regex_tagger_groups", "Delete a group", None, ("204", None)),
+    op("post", "/projects/{project_pk}/regex_tagger_groups/bulk_delete/", "regex_tagger_groups", "Delete several groups", None, ("200", Some("BulkDeleteOut"))),
+    op("post", "/projects/{project_pk}/regex_tagger_groups/{id}/tag_text/", "regex_tagger_groups", "Tag one text with every member", None, ("200", None)),
+    op("post", "/projects/{project_pk}/regex_tagger_groups/{id}/tag_texts/", "regex_tagger_groups", "Tag texts with every member", None, ("200", None)),
+    op("post", "/projects/{project_pk}/regex_tagger_groups/{id}/tag_doc/", "regex_tagger_groups", "Tag a document with every member", None, ("200", None)),
+    op("post", "/projects/{project_pk}/regex_tagger_groups/{id}/simple_tag_text/", "regex_tagger_groups", "Descriptions of matching members", None, ("200", None)),
+    op("post", "/projects/{project_pk}/regex_tagger_groups/multitag_text/", "regex_tagger_groups", "Run several groups: {text, tagger_groups}", None, ("200", None)),
+    op("post", "/projects/{project_pk}/regex_tagger_groups/simple_multitag_text/", "regex_tagger_groups", "Group → matching member descriptions", None, ("200", None)),
+    op("get", "/projects/{project_pk}/anonymizers/", "anonymizers", "Anonymizers (paginated)", None, ("200", None)),
+    op("post", "/projects/{project_pk}/anonymizers/", "anonymizers", "Create an anonymizer", None, ("201", Some("AnonymizerOut"))),
+    op("get", "/projects/{project_pk}/anonymizers/{id}/", "anonymizers", "One anonymizer", None, ("200", Some("AnonymizerOut"))),
+    op("put", "/projects/{project_pk}/anonymizers/{id}/", "anonymizers", "Replace an anonymizer", None, ("200", Some("AnonymizerOut"))),
+    op("patch", "/projects/{project_pk}/anonymizers/{id}/", "anonymizers", "Change an anonymizer", None, ("200", Some("AnonymizerOut"))),
+    op("delete", "/projects/{project_pk}/anonymizers/{id}/", "anonymizers", "Delete an anonymizer", None, ("204", None)),
+    op("post", "/projects/{project_pk}/anonymizers/bulk_delete/", "anonymizers", "Delete several anonymizers", None, ("200", Some("BulkDeleteOut"))),
+    op("post", "/projects/{project_pk}/anonymizers/{id}/anonymize_text/", "anonymizers", "Anonymize one text: {text, names, replacers?} (replacers: ta extension for reproducible initials)", None, ("200", None)),
+    op("post", "/projects/{project_pk}/anonymizers/{id}/anonymize_texts/", "anonymizers", "Anonymize texts: {texts, names, consistent_replacement, replacers?}", None, ("200", None)),
     op("get", "/tasks/", "tasks", "Background tasks visible to the caller (ta extension)", None, ("200", Some("TaskInfo"))),
     op("get", "/tasks/{id}/", "tasks", "One background task (ta extension)", None, ("200", Some("TaskInfo"))),
 ];
@@ -68,6 +102,7 @@ pub const OPS: &[Op] = &[
         accounts::UserOut, accounts::TokenOut, accounts::Detail, accounts::RegisterIn, accounts::LoginIn,
         projects::ProjectOut, projects::ProjectIn, projects::IndicesOut,
         tasks::TaskOut, tasks::TaskInfo, resources::BulkDeleteOut,
+        regex_taggers::RegexTaggerOut, regex_taggers::RegexTaggerGroupOut, anonymizers::AnonymizerOut,
     ))
 )]
 struct ApiDoc;

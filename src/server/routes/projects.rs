@@ -11,6 +11,7 @@ pub fn routes() -> Router<AppState> {
         .route("/api/v1/projects", get(list).post(create))
         .route("/api/v1/projects/{pk}", get(retrieve).put(update).patch(update).delete(destroy))
         .route("/api/v1/projects/{pk}/get_indices", get(get_indices))
+        .route("/api/v1/projects/{pk}/get_fields", get(get_fields))
         .route("/api/v1/tasks", get(list_tasks))
         .route("/api/v1/tasks/{id}", get(get_task))
 }
@@ -38,6 +39,10 @@ async fn destroy(State(s): State<AppState>, Authed(ctx): Authed, Ids(ids): Ids) 
 
 async fn get_indices(State(s): State<AppState>, Authed(ctx): Authed, Ids(ids): Ids) -> Reply {
     ok(blocking(&s, move |e| e.get_project_indices(&ctx, ids[0])).await?)
+}
+
+async fn get_fields(State(s): State<AppState>, Authed(ctx): Authed, Ids(ids): Ids) -> Reply {
+    ok(blocking(&s, move |e| e.get_project_fields(&ctx, ids[0])).await?)
 }
 
 async fn list_tasks(State(s): State<AppState>, Authed(ctx): Authed) -> Reply {

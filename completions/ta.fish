@@ -1,0 +1,566 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_ta_global_optspecs
+    string join \n data-dir= server= token= as= json h/help V/version
+end
+
+function __fish_ta_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_ta_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_ta_using_subcommand
+    set -l cmd (__fish_ta_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c ta -n "__fish_ta_needs_command" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_needs_command" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_needs_command" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_needs_command" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_needs_command" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_needs_command" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_needs_command" -s V -l version -d 'Print version'
+complete -c ta -n "__fish_ta_needs_command" -f -a "init" -d 'Create the data directory, database and the admin account'
+complete -c ta -n "__fish_ta_needs_command" -f -a "serve" -d 'Serve the HTTP API (TEXTA /api/v1/ compatible), Swagger and ReDoc pages'
+complete -c ta -n "__fish_ta_needs_command" -f -a "health" -d 'Service health: host figures, search store, language processing, tasks'
+complete -c ta -n "__fish_ta_needs_command" -f -a "register" -d 'Register a new account (prints its token)'
+complete -c ta -n "__fish_ta_needs_command" -f -a "login" -d 'Log in; with --server the token is stored for later commands'
+complete -c ta -n "__fish_ta_needs_command" -f -a "logout" -d 'Log out (deletes the token)'
+complete -c ta -n "__fish_ta_needs_command" -f -a "user" -d 'Users'
+complete -c ta -n "__fish_ta_needs_command" -f -a "project" -d 'Projects'
+complete -c ta -n "__fish_ta_needs_command" -f -a "regex-tagger" -d 'Regex (lexicon) taggers'
+complete -c ta -n "__fish_ta_needs_command" -f -a "regex-tagger-group" -d 'Regex tagger groups'
+complete -c ta -n "__fish_ta_needs_command" -f -a "anonymizer" -d 'Anonymizers (replace person names with initials)'
+complete -c ta -n "__fish_ta_needs_command" -f -a "task" -d 'Background tasks'
+complete -c ta -n "__fish_ta_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c ta -n "__fish_ta_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand init" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand init" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand init" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand init" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand init" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand init" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand serve" -l host -r
+complete -c ta -n "__fish_ta_using_subcommand serve" -l port -d 'Port (0 picks a free one; the chosen address is printed)' -r
+complete -c ta -n "__fish_ta_using_subcommand serve" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand serve" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand serve" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand serve" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand serve" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand serve" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand health" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand health" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand health" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand health" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand health" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand health" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand register" -l username -r
+complete -c ta -n "__fish_ta_using_subcommand register" -l email -r
+complete -c ta -n "__fish_ta_using_subcommand register" -l password -d 'Password [default: read from TA_PASSWORD]' -r
+complete -c ta -n "__fish_ta_using_subcommand register" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand register" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand register" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand register" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand register" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand register" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand login" -l username -r
+complete -c ta -n "__fish_ta_using_subcommand login" -l password -d 'Password [default: read from TA_PASSWORD]' -r
+complete -c ta -n "__fish_ta_using_subcommand login" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand login" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand login" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand login" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand login" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand login" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand logout" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand logout" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand logout" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand logout" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand logout" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand logout" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcommand_from list show update delete help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcommand_from list show update delete help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcommand_from list show update delete help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcommand_from list show update delete help" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcommand_from list show update delete help" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcommand_from list show update delete help" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcommand_from list show update delete help" -f -a "list" -d 'List users (superusers see everyone)'
+complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcommand_from list show update delete help" -f -a "show" -d 'Show one user'
+complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcommand_from list show update delete help" -f -a "update" -d 'Grant or revoke superuser status (superusers only)'
+complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcommand_from list show update delete help" -f -a "delete" -d 'Delete a user (superusers only)'
+complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcommand_from list show update delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from list" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from list" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from list" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from list" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from show" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from show" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from show" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from show" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -l superuser
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from delete" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from delete" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from help" -f -a "list" -d 'List users (superusers see everyone)'
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one user'
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from help" -f -a "update" -d 'Grant or revoke superuser status (superusers only)'
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a user (superusers only)'
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -f -a "create" -d 'Create a project (superusers)'
+complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -f -a "list" -d 'List projects'
+complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -f -a "show" -d 'Show one project'
+complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -f -a "update" -d 'Change a project\'s title, members or indices (only the given ones)'
+complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -f -a "delete" -d 'Delete a project and all its resources'
+complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -f -a "indices" -d 'The project\'s indices'
+complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l title -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l user -d 'Member user name (repeat for several)' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l index -d 'Index name (repeat for several)' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from list" -l title -d 'Only titles containing this text' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from list" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from list" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from list" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from list" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from show" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from show" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from show" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from show" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l title -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l user -d 'Member user name (repeat for several)' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l index -d 'Index name (repeat for several)' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from delete" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from delete" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from indices" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from indices" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from indices" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from indices" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from indices" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from indices" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from help" -f -a "create" -d 'Create a project (superusers)'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from help" -f -a "list" -d 'List projects'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one project'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from help" -f -a "update" -d 'Change a project\'s title, members or indices (only the given ones)'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a project and all its resources'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from help" -f -a "indices" -d 'The project\'s indices'
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -f -a "create" -d 'Create a regex tagger'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -f -a "list" -d 'List a project\'s regex taggers'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -f -a "show" -d 'Show a regex tagger'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -f -a "update" -d 'Change a regex tagger (only the given settings)'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -f -a "delete" -d 'Delete a regex tagger'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -f -a "tag-text" -d 'Tag one text'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -f -a "tag" -d 'Tag a JSONL stream from stdin (texts or documents), one result line per input line'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -f -a "multitag" -d 'Run several taggers (default: all of the project) over one text'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l project -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l description -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l lexicon -d 'Lexicon entry (word, phrase or regex); repeat for several' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l lexicon-file -d 'File with one lexicon entry per line' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l counter-lexicon -d 'Counter-lexicon entry; repeat for several' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l counter-lexicon-file -d 'File with one counter-lexicon entry per line' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l operator -d 'or | and' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l match-type -d 'prefix | exact | subword' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l required-words -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l phrase-slop -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l counter-slop -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l n-allowed-edits -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l return-fuzzy-match -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l ignore-case -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l ignore-punctuation -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -l project -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from show" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from show" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from show" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from show" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from show" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l description -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l lexicon -d 'Lexicon entry (word, phrase or regex); repeat for several' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l lexicon-file -d 'File with one lexicon entry per line' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l counter-lexicon -d 'Counter-lexicon entry; repeat for several' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l counter-lexicon-file -d 'File with one counter-lexicon entry per line' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l operator -d 'or | and' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l match-type -d 'prefix | exact | subword' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l required-words -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l phrase-slop -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l counter-slop -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l n-allowed-edits -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l return-fuzzy-match -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l ignore-case -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l ignore-punctuation -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l field -d 'Document field to tag (dotted path; repeat for several). Lines that are JSON objects are documents; other lines are texts' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l project -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l tagger -d 'Tagger id; repeat for several' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "create" -d 'Create a regex tagger'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "list" -d 'List a project\'s regex taggers'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show a regex tagger'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "update" -d 'Change a regex tagger (only the given settings)'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a regex tagger'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "tag-text" -d 'Tag one text'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "tag" -d 'Tag a JSONL stream from stdin (texts or documents), one result line per input line'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "multitag" -d 'Run several taggers (default: all of the project) over one text'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -f -a "create" -d 'Create a regex tagger group'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -f -a "list" -d 'List a project\'s groups'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -f -a "show" -d 'Show a group'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -f -a "update" -d 'Change a group\'s description or members'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -f -a "delete" -d 'Delete a group'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -f -a "tag-text" -d 'Tag one text with every member'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -f -a "tag" -d 'Tag a JSONL stream from stdin with every member'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l project -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l description -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l tagger -d 'Member tagger id; repeat for several' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -l project -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from show" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from show" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from show" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from show" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from show" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l description -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l tagger -d 'Member tagger id (replaces the member set); repeat for several' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l field -d 'Document field to tag (dotted path; repeat for several). Lines that are JSON objects are documents; other lines are texts' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "create" -d 'Create a regex tagger group'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "list" -d 'List a project\'s groups'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show a group'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "update" -d 'Change a group\'s description or members'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a group'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "tag-text" -d 'Tag one text with every member'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "tag" -d 'Tag a JSONL stream from stdin with every member'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -f -a "create" -d 'Create an anonymizer'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -f -a "list" -d 'List a project\'s anonymizers'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -f -a "show" -d 'Show an anonymizer'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -f -a "update" -d 'Change an anonymizer (only the given settings)'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -f -a "delete" -d 'Delete an anonymizer'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -f -a "text" -d 'Anonymize one text'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -f -a "run" -d 'Anonymize a JSONL stream of texts from stdin, one output line per input line'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l project -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l description -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l replace-misspelled-names -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l replace-single-last-names -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l replace-single-first-names -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l misspelling-threshold -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l mimic-casing -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l auto-adjust-threshold -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -l project -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from show" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from show" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from show" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from show" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from show" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l description -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l replace-misspelled-names -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l replace-single-last-names -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l replace-single-first-names -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l misspelling-threshold -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l mimic-casing -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l auto-adjust-threshold -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l name -d 'A name as "Last, First"; repeat for several' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l names -d 'File with one "Last, First" name per line' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l replacers -d 'JSON file with replacement initials (list of lists, as the API\'s `replacers`)' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l name -d 'A name as "Last, First"; repeat for several' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l names -d 'File with one "Last, First" name per line' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l replacers -d 'JSON file with replacement initials (list of lists, as the API\'s `replacers`)' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l consistent -d 'One replacement per name across the whole stream'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "create" -d 'Create an anonymizer'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "list" -d 'List a project\'s anonymizers'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show an anonymizer'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "update" -d 'Change an anonymizer (only the given settings)'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete an anonymizer'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "text" -d 'Anonymize one text'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "run" -d 'Anonymize a JSONL stream of texts from stdin, one output line per input line'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -f -a "list" -d 'Tasks visible to you'
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -f -a "show" -d 'One task'
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from list" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from list" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from list" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from list" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from show" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from show" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from show" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from show" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "list" -d 'Tasks visible to you'
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "show" -d 'One task'
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand completions" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand completions" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand completions" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand completions" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand completions" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "init" -d 'Create the data directory, database and the admin account'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "serve" -d 'Serve the HTTP API (TEXTA /api/v1/ compatible), Swagger and ReDoc pages'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "health" -d 'Service health: host figures, search store, language processing, tasks'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "register" -d 'Register a new account (prints its token)'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "login" -d 'Log in; with --server the token is stored for later commands'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "logout" -d 'Log out (deletes the token)'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "user" -d 'Users'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "project" -d 'Projects'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "regex-tagger" -d 'Regex (lexicon) taggers'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "regex-tagger-group" -d 'Regex tagger groups'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "anonymizer" -d 'Anonymizers (replace person names with initials)'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "task" -d 'Background tasks'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from user" -f -a "list" -d 'List users (superusers see everyone)'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from user" -f -a "show" -d 'Show one user'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from user" -f -a "update" -d 'Grant or revoke superuser status (superusers only)'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from user" -f -a "delete" -d 'Delete a user (superusers only)'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from project" -f -a "create" -d 'Create a project (superusers)'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from project" -f -a "list" -d 'List projects'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from project" -f -a "show" -d 'Show one project'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from project" -f -a "update" -d 'Change a project\'s title, members or indices (only the given ones)'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from project" -f -a "delete" -d 'Delete a project and all its resources'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from project" -f -a "indices" -d 'The project\'s indices'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "create" -d 'Create a regex tagger'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "list" -d 'List a project\'s regex taggers'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "show" -d 'Show a regex tagger'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "update" -d 'Change a regex tagger (only the given settings)'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "delete" -d 'Delete a regex tagger'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "tag-text" -d 'Tag one text'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "tag" -d 'Tag a JSONL stream from stdin (texts or documents), one result line per input line'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "multitag" -d 'Run several taggers (default: all of the project) over one text'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "create" -d 'Create a regex tagger group'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "list" -d 'List a project\'s groups'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "show" -d 'Show a group'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "update" -d 'Change a group\'s description or members'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "delete" -d 'Delete a group'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "tag-text" -d 'Tag one text with every member'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "tag" -d 'Tag a JSONL stream from stdin with every member'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "create" -d 'Create an anonymizer'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "list" -d 'List a project\'s anonymizers'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "show" -d 'Show an anonymizer'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "update" -d 'Change an anonymizer (only the given settings)'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "delete" -d 'Delete an anonymizer'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "text" -d 'Anonymize one text'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "run" -d 'Anonymize a JSONL stream of texts from stdin, one output line per input line'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from task" -f -a "list" -d 'Tasks visible to you'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from task" -f -a "show" -d 'One task'
