@@ -66,7 +66,13 @@ impl NameExtractor {
     }
 
     /// Cleaned, filtered matches of this name in `text` (parentheses already removed), longest first.
-    pub(crate) fn extract(&self, hay: &Haystack<'_>, scan: &Scan<'_>, threshold: f64, cache: &RegexCache) -> Vec<String> {
+    pub(crate) fn extract(
+        &self,
+        hay: &Haystack<'_>,
+        scan: &Scan<'_>,
+        threshold: f64,
+        cache: &RegexCache,
+    ) -> Vec<String> {
         let Some(regex) = self.regex_for(hay, scan, cache) else {
             return Vec::new();
         };
@@ -80,7 +86,7 @@ impl NameExtractor {
         let mut matches: Vec<String> = hits
             .into_iter()
             .filter(|h| self.filter.accepts(h, threshold))
-            .map(|h| strip_trailing_non_word(h))
+            .map(strip_trailing_non_word)
             .filter(|h| h.chars().filter(|&c| is_word(c)).count() > 1)
             .map(str::to_string)
             .collect();

@@ -164,13 +164,12 @@ impl Anonymizer {
         let work: String = text.chars().filter(|&c| c != '(' && c != ')').collect();
         let hay = fuzzy::Haystack::new(&work);
         let scan = self.presence.scan(&work, &self.cache);
-        let results = self.names.iter().zip(&self.extractors).zip(replacers).map(|((name, extractor), replacer)| {
-            NameMatches {
+        let results =
+            self.names.iter().zip(&self.extractors).zip(replacers).map(|((name, extractor), replacer)| NameMatches {
                 full_name: name.full(),
                 matches: extractor.extract(&hay, &scan, self.threshold, &self.cache),
                 replacer,
-            }
-        });
+            });
         rewrite(text, &keyed(results), &self.cache)
     }
 }

@@ -14,10 +14,9 @@ pub enum NameError {
 impl fmt::Display for NameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            NameError::MissingComma(name) => write!(
-                f,
-                "Value '{name}' should be in format ['last_name, first_name']! Are you missing a comma?"
-            ),
+            NameError::MissingComma(name) => {
+                write!(f, "Value '{name}' should be in format ['last_name, first_name']! Are you missing a comma?")
+            }
             NameError::TooManyCommas(name) => write!(
                 f,
                 "Value '{name}' should be in format ['last_name, first_name']! It contains more than one comma."

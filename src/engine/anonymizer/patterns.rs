@@ -136,7 +136,8 @@ fn casing_patterns(forms: &[String], lit: Literal) -> Vec<String> {
 /// Words of `form` (split at whitespace and dashes) in the given casing; in multi-word forms, words of at most
 /// three characters may also be lower case (`van der`).
 fn joined_words(form: &str, case: fn(&str) -> String, lit: Literal) -> String {
-    let words: Vec<&str> = form.split(|c: char| c.is_whitespace() || c == '-' || c == '–').filter(|w| !w.is_empty()).collect();
+    let words: Vec<&str> =
+        form.split(|c: char| c.is_whitespace() || c == '-' || c == '–').filter(|w| !w.is_empty()).collect();
     let multi = words.len() > 1;
     let cased: Vec<String> = words
         .iter()
@@ -153,7 +154,8 @@ fn joined_words(form: &str, case: fn(&str) -> String, lit: Literal) -> String {
 
 /// Every non-space character separated by `\s+` (`M\s+A\s+R\s+I`).
 fn spaced(form: &str, lit: Literal) -> String {
-    let chars: Vec<String> = form.chars().filter(|c| !c.is_whitespace()).map(|c| lit.apply(c.encode_utf8(&mut [0; 4]))).collect();
+    let chars: Vec<String> =
+        form.chars().filter(|c| !c.is_whitespace()).map(|c| lit.apply(c.encode_utf8(&mut [0; 4]))).collect();
     chars.join(r"\s+")
 }
 
@@ -177,7 +179,7 @@ pub(crate) fn first_upper(part: &str) -> String {
 
 /// Compile with generous size limits (the alternations of long names are large).
 pub(crate) fn build(source: &str) -> Result<Regex, regex::Error> {
-    regex::RegexBuilder::new(source).size_limit(1 << 28).dfa_size_limit(1 << 26).build()
+    regex::RegexBuilder::new(source).size_limit(1 << 28).build()
 }
 
 /// Bounded map from pattern source to compiled regex, shared by the worker threads of one anonymizer.

@@ -33,7 +33,7 @@ impl Presence {
                 valid.push(p.as_str());
             }
         }
-        let set = RegexSetBuilder::new(&valid).size_limit(1 << 28).dfa_size_limit(1 << 26).build();
+        let set = RegexSetBuilder::new(&valid).size_limit(1 << 28).build();
         match set {
             Ok(set) => Presence { set, index },
             Err(_) => Presence { set: RegexSet::empty(), index: HashMap::new() },

@@ -30,7 +30,7 @@ pub(crate) fn keyed<'a>(results: impl IntoIterator<Item = NameMatches<'a>>) -> V
 
 /// Names with more matches claim shared match strings first; the substitutions then run longest match first.
 fn organise<'n, 'a>(mut names: Vec<&'n NameMatches<'a>>) -> Vec<(&'n str, &'n NameMatches<'a>)> {
-    names.sort_by(|a, b| b.matches.len().cmp(&a.matches.len()));
+    names.sort_by_key(|n| std::cmp::Reverse(n.matches.len()));
     let mut claimed: Vec<(&str, &NameMatches)> = Vec::new();
     for name in names {
         let before = claimed.len();
@@ -40,7 +40,7 @@ fn organise<'n, 'a>(mut names: Vec<&'n NameMatches<'a>>) -> Vec<(&'n str, &'n Na
             }
         }
     }
-    claimed.sort_by(|a, b| b.0.chars().count().cmp(&a.0.chars().count()));
+    claimed.sort_by_key(|(m, _)| std::cmp::Reverse(m.chars().count()));
     claimed
 }
 

@@ -15,8 +15,7 @@ pub(crate) fn replacement(found: &str, full_name: &str, replacer: &str) -> Strin
     let name = without_space(&lower(full_name));
     let common = longest_common_block(&form, &name);
     let tail = if common.is_empty() { "" } else { form.split(common).last().unwrap_or("") };
-    let vowel_sounding =
-        replacer.trim_matches('.').chars().next_back().is_some_and(|c| VOWEL_SOUNDING.contains(c));
+    let vowel_sounding = replacer.trim_matches('.').chars().next_back().is_some_and(|c| VOWEL_SOUNDING.contains(c));
     let punctuation = &form[form.trim_end_matches(|c: char| !is_word(c)).len()..];
     match ending(tail, vowel_sounding) {
         Some(ending) => format!("{replacer}-{ending}{punctuation}"),

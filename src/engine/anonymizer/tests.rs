@@ -18,7 +18,9 @@ fn name_validation_messages() {
         err.to_string(),
         "Value 'Hitler Adolf' should be in format ['last_name, first_name']! Are you missing a comma?"
     );
-    assert!(matches!(NameList::parse(&[" Tamm, Mari, X ".into()]), Err(NameError::TooManyCommas(n)) if n == "Tamm, Mari, X"));
+    assert!(
+        matches!(NameList::parse(&[" Tamm, Mari, X ".into()]), Err(NameError::TooManyCommas(n)) if n == "Tamm, Mari, X")
+    );
     let ok = names(&["  Van der Berg ,  Anna "]);
     assert_eq!(ok.names()[0], Name { last: "Van der Berg".into(), first: "Anna".into() });
 }
@@ -104,8 +106,19 @@ fn draws_are_distinct_initials() {
 #[test]
 fn odd_input_does_not_panic() {
     let cfg = AnonymizerConfig { auto_adjust_threshold: true, ..AnonymizerConfig::default() };
-    let texts = ["", " ", "((()))", "[a-z", "Tamm[ ja Tamm** ja Tamm++ ja Tamm{,2}", "日本語 テキスト", "ǅemal ß İ", "&nbsp;&nbsp;"];
-    for list in [&[][..], &["Tamm,"][..], &[", Mari"][..], &[","][..], &["T, M"][..], &["Ta.m*m[, (Ma|ri"][..], &["Őz, Ǆé"][..]] {
+    let texts = [
+        "",
+        " ",
+        "((()))",
+        "[a-z",
+        "Tamm[ ja Tamm** ja Tamm++ ja Tamm{,2}",
+        "日本語 テキスト",
+        "ǅemal ß İ",
+        "&nbsp;&nbsp;",
+    ];
+    for list in
+        [&[][..], &["Tamm,"][..], &[", Mari"][..], &[","][..], &["T, M"][..], &["Ta.m*m[, (Ma|ri"][..], &["Őz, Ǆé"][..]]
+    {
         let n = names(list);
         let a = Anonymizer::new(&cfg, &n);
         for t in texts {

@@ -1,0 +1,352 @@
+//! Offline language processing ("MLP") behind `POST /mlp/texts/` (spec: mlp.md).
+//!
+//! `MlpEngine::load` reads `<data_dir>/mlp/` once (language profiles, English tagger and
+//! lemma tables, the Russian dictionary, Vabamorf lexicons, entity lists) and records what
+//! loaded; `process` turns one text into the response item
+//! `{"text": {...}, "service_facts": [...], "texta_facts": [...]}`. The engine is Send + Sync:
+//! share one instance across request threads. A text whose analysis fails gets the fallback of
+//! mlp.md §7 (tokens as lemmas, `X` tags, regex facts) instead of failing the request.
+//!
+//! Self-contained: only `self::`/`super::` paths, so it builds inside ta and in a scratch crate.
+
+mod entities;
+mod english;
+mod estonian;
+mod facts;
+mod html;
+mod langdetect;
+mod russian;
+mod tokenize;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+pub use self::russian::RuPos;
+use self::entities::EntityMapper;
+use self::english::English;
+use self::estonian::Estonian;
+use self::facts::{Doc, Fact, FactExtractor};
+use self::langdetect::LangDetector;
+use self::russian::Russian;
+use self::tokenize::Tokenizer;
+
+/// The languages with a full pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Lang {
+    Et,
+    En,
+    Ru,
+}
+
+impl Lang {
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::Et => "et",
+            Lang::En => "en",
+            Lang::Ru => "ru",
+        }
+    }
+
+    pub fn from_code(code: &str) -> Option<Lang> {
+        match code {
+            "et" => Some(Lang::Et),
+            "en" => Some(Lang::En),
+            "ru" => Some(Lang::Ru),
+            _ => None,
+        }
+    }
+}
+
+/// Engine settings (env: `TA_MLP_LANGUAGES`, `TA_MLP_DEFAULT_LANGUAGE`, `TA_MLP_RU_POS`).
+#[derive(Debug, Clone)]
+pub struct MlpConfig {
+    pub languages: Vec<Lang>,
+    pub default_language: Lang,
+    pub ru_pos: RuPos,
+    /// Reported as `status.version`.
+    pub version: String,
+}
+
+impl Default for MlpConfig {
+    fn default() -> Self {
+        MlpConfig { languages: vec![Lang::Et, Lang::En, Lang::Ru], default_language: Lang::Et, ru_pos: RuPos::Upos, version: "0.1.0".into() }
+    }
+}
+
+impl MlpConfig {
+    /// Defaults overridden by the `TA_MLP_*` environment variables; unknown codes are ignored.
+    pub fn from_env() -> MlpConfig {
+        let mut cfg = MlpConfig::default();
+        if let Ok(list) = std::env::var("TA_MLP_LANGUAGES") {
+            let langs: Vec<Lang> = list.split(',').filter_map(|c| Lang::from_code(c.trim())).collect();
+            if !langs.is_empty() {
+                cfg.languages = langs;
+            }
+        }
+        if let Some(lang) = std::env::var("TA_MLP_DEFAULT_LANGUAGE").ok().and_then(|c| Lang::from_code(c.trim())) {
+            cfg.default_language = lang;
+        }
+        if std::env::var("TA_MLP_RU_POS").is_ok_and(|v| v.eq_ignore_ascii_case("x")) {
+            cfg.ru_pos = RuPos::X;
+        }
+        cfg
+    }
+}
+
+/// The analyzers of one request (texta-mlp 1.4's eight; `all` = every one).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Analyzers {
+    pub lemmas: bool,
+    pub pos_tags: bool,
+    pub transliteration: bool,
+    pub ner: bool,
+    pub contacts: bool,
+    pub entities: bool,
+    pub namemail: bool,
+    pub bounded: bool,
+}
+
+impl Analyzers {
+    pub const NAMES: [&'static str; 8] = ["lemmas", "pos_tags", "transliteration", "ner", "contacts", "entities", "namemail", "bounded"];
+
+    pub fn all() -> Analyzers {
+        Analyzers { lemmas: true, pos_tags: true, transliteration: true, ner: true, contacts: true, entities: true, namemail: true, bounded: true }
+    }
+
+    /// Parses analyzer names; `Err` carries the first value that is not a valid choice.
+    pub fn parse(names: &[String]) -> Result<Analyzers, String> {
+        let mut a = Analyzers::default();
+        for name in names {
+            match name.as_str() {
+                "all" => a = Analyzers::all(),
+                "lemmas" => a.lemmas = true,
+                "pos_tags" => a.pos_tags = true,
+                "transliteration" => a.transliteration = true,
+                "ner" => a.ner = true,
+                "contacts" => a.contacts = true,
+                "entities" => a.entities = true,
+                "namemail" => a.namemail = true,
+                "bounded" => a.bounded = true,
+                other => return Err(other.to_string()),
+            }
+        }
+        Ok(a)
+    }
+
+    fn needs_pipeline(&self) -> bool {
+        self.lemmas || self.pos_tags || self.bounded
+    }
+}
+
+/// Per-language analysers that loaded.
+#[derive(Default)]
+struct Pipelines {
+    english: Option<English>,
+    estonian: Option<Estonian>,
+    russian: Option<Russian>,
+}
+
+/// The loaded engine; see the module doc.
+pub struct MlpEngine {
+    cfg: MlpConfig,
+    data_dir: PathBuf,
+    detector: Option<LangDetector>,
+    pipelines: Pipelines,
+    tokenizer: Tokenizer,
+    facts: FactExtractor,
+    entity_mapper: EntityMapper,
+    entity_files: Vec<String>,
+    errors: Vec<String>,
+}
+
+/// Words, lemmas and tags of one analysed text.
+struct Analysis {
+    lang: Lang,
+    words: Vec<String>,
+    lemmas: Vec<String>,
+    tags: Vec<String>,
+}
+
+fn record<T>(result: Result<T, String>, errors: &mut Vec<String>) -> Option<T> {
+    result.map_err(|e| errors.push(e)).ok()
+}
+
+impl MlpEngine {
+    /// Loads everything under `<data_dir>/mlp/`; never panics. Failures are kept and shown by
+    /// `load_errors` / `alive`; what did load still serves.
+    pub fn load(data_dir: &Path, cfg: MlpConfig) -> MlpEngine {
+        let dir = data_dir.join("mlp");
+        let mut errors = Vec::new();
+        let single = cfg.languages.len() == 1;
+        let detector = if single { None } else { record(LangDetector::load(&dir.join("lang/profiles.json")), &mut errors) };
+        let mut pipelines = Pipelines::default();
+        for lang in &cfg.languages {
+            match lang {
+                Lang::En => pipelines.english = record(English::load(&dir.join("en")), &mut errors),
+                Lang::Et => pipelines.estonian = record(Estonian::load(&dir.join("et")), &mut errors),
+                Lang::Ru => pipelines.russian = record(Russian::load(&dir.join("ru"), cfg.ru_pos), &mut errors),
+            }
+        }
+        let (entity_mapper, files) = record(EntityMapper::load(&dir.join("entity_mapper")), &mut errors).unwrap_or_default();
+        let entity_files = files.iter().map(|f| f.strip_prefix(data_dir).unwrap_or(f).to_string_lossy().into_owned()).collect();
+        MlpEngine {
+            cfg,
+            data_dir: data_dir.to_path_buf(),
+            detector,
+            pipelines,
+            tokenizer: Tokenizer::default(),
+            facts: FactExtractor::default(),
+            entity_mapper,
+            entity_files,
+            errors,
+        }
+    }
+
+    /// True when every configured language's resources and the profiles loaded.
+    pub fn alive(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// What failed to load (file and reason), for logs and start-up messages.
+    pub fn load_errors(&self) -> &[String] {
+        &self.errors
+    }
+
+    /// The data directory the engine was loaded from.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// The `/health` `mlp.status` object.
+    pub fn status(&self) -> Value {
+        json!({"loaded entities": self.entity_files, "service": "ta-mlp", "version": self.cfg.version})
+    }
+
+    /// One response item for an already trimmed text.
+    pub fn process(&self, text: &str, analyzers: &Analyzers) -> Value {
+        let normalized = html::normalize(text);
+        let lang = self.detect(&normalized);
+        let analysis = catch_unwind(AssertUnwindSafe(|| self.analyze(&normalized, lang, analyzers)))
+            .unwrap_or_else(|_| self.fallback(&normalized, lang));
+        let joined = analysis.words.join(" ");
+        let facts = catch_unwind(AssertUnwindSafe(|| self.extract_facts(&joined, &analysis, analyzers))).unwrap_or_default();
+        respond(&joined, &analysis, analyzers, &facts)
+    }
+
+    /// Detected language if configured, else the default (mlp.md §2.5).
+    pub fn detect(&self, text: &str) -> Lang {
+        if self.cfg.languages.len() == 1 {
+            return self.cfg.languages[0];
+        }
+        self.detector
+            .as_ref()
+            .and_then(|d| d.detect(text))
+            .and_then(Lang::from_code)
+            .filter(|l| self.cfg.languages.contains(l))
+            .unwrap_or(self.cfg.default_language)
+    }
+
+    fn analyze(&self, text: &str, lang: Lang, analyzers: &Analyzers) -> Analysis {
+        let sentences = self.tokenizer.tokenize(text, lang);
+        let words: Vec<Vec<&str>> = sentences.iter().map(|s| s.iter().map(|t| t.text.as_str()).collect()).collect();
+        let flat: Vec<String> = words.iter().flatten().map(|w| w.to_string()).collect();
+        let pairs = if analyzers.needs_pipeline() { self.run_pipeline(lang, &words) } else { None };
+        let (lemmas, tags) = match pairs.filter(|p| p.len() == flat.len()) {
+            Some(p) => p.into_iter().map(|(l, t)| (clean_lemma(&l), clean_tag(&t))).unzip(),
+            None => (flat.clone(), vec!["X".to_string(); flat.len()]),
+        };
+        Analysis { lang, words: flat, lemmas, tags }
+    }
+
+    fn run_pipeline(&self, lang: Lang, words: &[Vec<&str>]) -> Option<Vec<(String, String)>> {
+        let p = &self.pipelines;
+        match lang {
+            Lang::En => p.english.as_ref().map(|e| e.analyze(words)),
+            Lang::Et => p.estonian.as_ref().map(|e| e.analyze(words)),
+            Lang::Ru => p.russian.as_ref().map(|r| r.analyze(words)),
+        }
+    }
+
+    /// mlp.md §7: tokens as lemmas, `X` tags (whitespace split if even tokenizing failed).
+    fn fallback(&self, text: &str, lang: Lang) -> Analysis {
+        let words: Vec<String> = text.split_whitespace().map(String::from).collect();
+        Analysis { lang, lemmas: words.clone(), tags: vec!["X".into(); words.len()], words }
+    }
+
+    fn extract_facts(&self, joined: &str, analysis: &Analysis, analyzers: &Analyzers) -> Vec<Fact> {
+        let doc = Doc::new(joined, &analysis.words, &analysis.lemmas);
+        let mut found = Vec::new();
+        if analyzers.contacts {
+            found.extend(self.facts.emails(&doc));
+            found.extend(self.facts.phones(&doc));
+        }
+        if analyzers.entities {
+            found.extend(self.facts.entities(&doc, &self.entity_mapper));
+        }
+        if analyzers.namemail {
+            found.extend(self.facts.namemails(&doc));
+        }
+        if analyzers.bounded {
+            let bounded = self.facts.bounded(&doc, &mut found);
+            found.extend(bounded);
+        }
+        facts::finish(found)
+    }
+
+    /// Language analysis only (for benchmarks): tokens with lemma and tag, per sentence.
+    pub fn analyze_tokens(&self, sentences: &[Vec<&str>], lang: Lang) -> Option<Vec<(String, String)>> {
+        self.run_pipeline(lang, sentences)
+            .map(|pairs| pairs.into_iter().map(|(l, t)| (clean_lemma(&l), clean_tag(&t))).collect())
+    }
+
+    /// Raw textblob-aptagger PTB tags (for the WSJ fidelity benchmark).
+    pub fn english_raw_tags(&self, sentences: &[Vec<&str>]) -> Option<Vec<String>> {
+        self.pipelines.english.as_ref().map(|e| e.tag_raw(sentences))
+    }
+
+    /// Tokenized text of `text` in `lang`, sentence by sentence.
+    pub fn tokenize(&self, text: &str, lang: Lang) -> Vec<Vec<String>> {
+        let normalized = html::normalize(text);
+        self.tokenizer.tokenize(&normalized, lang).into_iter().map(|s| s.into_iter().map(|t| t.text).collect()).collect()
+    }
+}
+
+/// mlp.md §2.3: `_`/`=` removed from lemmas longer than 2 characters; no whitespace; empty → `X`.
+fn clean_lemma(lemma: &str) -> String {
+    let lemma: String = lemma.chars().filter(|c| !c.is_whitespace()).collect();
+    let lemma = if lemma.chars().count() > 2 { lemma.replace(['_', '='], "") } else { lemma };
+    if lemma.is_empty() {
+        "X".into()
+    } else {
+        lemma
+    }
+}
+
+/// mlp.md §2.4: a missing tag or `_` becomes `X`.
+fn clean_tag(tag: &str) -> String {
+    let tag: String = tag.chars().filter(|c| !c.is_whitespace()).collect();
+    if tag.is_empty() || tag == "_" {
+        "X".into()
+    } else {
+        tag
+    }
+}
+
+fn respond(joined: &str, analysis: &Analysis, analyzers: &Analyzers, facts: &[Fact]) -> Value {
+    let mut text = serde_json::Map::new();
+    text.insert("text".into(), json!(joined));
+    text.insert("lang".into(), json!(analysis.lang.code()));
+    if analyzers.lemmas {
+        text.insert("lemmas".into(), json!(analysis.lemmas.join(" ")));
+    }
+    if analyzers.pos_tags {
+        text.insert("pos_tags".into(), json!(analysis.tags.join(" ")));
+    }
+    let facts: Vec<Value> = facts.iter().map(Fact::to_json).collect();
+    json!({"text": Value::Object(text), "service_facts": facts, "texta_facts": facts})
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,79 @@
+// C ABI shim around Vabamorf's analyser + disambiguator (LGPL sources in third_party/vabamorf).
+//
+// Mirrors what estnltk's wrapper (`Vabamorf::analyze`) does: analyse a sentence with
+// guess/propername/phonetic on, disambiguate, and hand back every word's first analysis
+// as "root\tpartofspeech\n" lines (an empty line when the word got none).
+#include "proof.h"
+#include "etmrf.h"
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+struct Handle {
+    CLinguistic linguistic;
+    CDisambiguator disambiguator;
+};
+
+CFSWString to_wide(const char* utf8) {
+    CFSVar var(utf8);
+    return var.GetWString();
+}
+
+std::string to_utf8(const CFSWString& wide) {
+    CFSVar var(wide);
+    return std::string(var.GetAString());
+}
+
+char* dup_string(const std::string& s) {
+    char* out = static_cast<char*>(std::malloc(s.size() + 1));
+    if (out) std::memcpy(out, s.c_str(), s.size() + 1);
+    return out;
+}
+}  // namespace
+
+extern "C" {
+
+void* ta_vm_open(const char* lex_path, const char* disamb_path) {
+    try {
+        Handle* h = new Handle();
+        h->linguistic.Open(lex_path);
+        h->disambiguator.Open(disamb_path);
+        h->linguistic.m_bProperName = true;
+        h->linguistic.m_bGuess = true;
+        h->linguistic.m_bAbbrevations = false;
+        h->linguistic.m_bPhonetic = true;
+        return h;
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+void ta_vm_close(void* handle) { delete static_cast<Handle*>(handle); }
+
+char* ta_vm_analyze(void* handle, const char* const* words, int n) {
+    try {
+        Handle* h = static_cast<Handle*>(handle);
+        CFSArray<CPTWord> sentence;
+        for (int i = 0; i < n; ++i) sentence.AddItem(CPTWord(to_wide(words[i])));
+        CFSArray<CMorphInfos> results = h->linguistic.AnalyzeSentence(sentence);
+        results = h->disambiguator.Disambiguate(results);
+        std::string out;
+        for (INTPTR i = 0; i < results.GetSize(); ++i) {
+            const CFSArray<CMorphInfo>& infos = results[i].m_MorphInfo;
+            if (infos.GetSize() > 0) {
+                out += to_utf8(infos[0].m_szRoot);
+                out += '\t';
+                out += static_cast<char>(infos[0].m_cPOS);
+            }
+            out += '\n';
+        }
+        return dup_string(out);
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+void ta_vm_free(char* s) { std::free(s); }
+
+}  // extern "C"
