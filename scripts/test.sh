@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 export TA_PASSWORD_ITERATIONS="${TA_PASSWORD_ITERATIONS:-1000}"
 mkdir -p target
 cargo build --locked || exit 1
-cargo test --locked --no-fail-fast -- --test-threads=2 2>&1 | tee target/test.log
+cargo test --locked --no-fail-fast -- --test-threads=2 --show-output 2>&1 | tee target/test.log
 status=${PIPESTATUS[0]}
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
      END { printf "%d passed, %d failed\n", p, f }' target/test.log
