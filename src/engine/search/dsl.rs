@@ -1,0 +1,864 @@
+//! Translation of the Elasticsearch query DSL subset TEXTA sends into tantivy queries over the
+//! embedded store's schema (see `tantivy_store`): `match_all`, `match_none`, `bool`,
+//! `constant_score`, `dis_max`, `match`, `match_phrase`, `multi_match`, `term`, `terms`,
+//! `range`, `exists`, `prefix`, `wildcard`, `regexp`, `query_string` (simple syntax), `ids`
+//! and `nested` on `texta_facts`. Anything else is `SearchError::BadQuery` naming the clause.
+//!
+//! Field routing follows Elasticsearch's dynamic mapping: a plain path is an analyzed `text`
+//! field (term-level queries see its lower-cased tokens), `x.keyword` and `texta_facts.*` are
+//! exact keyword fields, numbers/booleans/dates are typed values, ranges use fast fields.
+
+use std::ops::Bound;
+
+use serde_json::{Map, Value};
+use tantivy::collector::DocSetCollector;
+use tantivy::json_utils::convert_to_fast_value_and_append_to_json_term;
+use tantivy::query::{
+    AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, EmptyQuery,
+    ExistsQuery, Occur, PhraseQuery, Query, RangeQuery, RegexQuery, TermQuery, TermSetQuery,
+};
+use tantivy::schema::{Field, IndexRecordOption, Term};
+use tantivy::tokenizer::TextAnalyzer;
+use tantivy::{DateTime, Searcher};
+
+use super::backend::{Result, SearchError};
+use super::mapping::FACTS_FIELD;
+
+/// Schema fields of an embedded index.
+#[derive(Debug, Clone, Copy)]
+pub struct StoreFields {
+    /// Document id, exact (`_id`).
+    pub id: Field,
+    /// `d` for documents, `f` for nested fact documents.
+    pub kind: Field,
+    /// Parent document id of a nested fact document (fast field).
+    pub parent: Field,
+    /// The original `_source` JSON bytes (stored only).
+    pub source: Field,
+    /// JSON field of all values, strings analyzed with positions.
+    pub text: Field,
+    /// JSON field of all values, strings up to 256 characters kept whole (fast).
+    pub kw: Field,
+}
+
+pub const KIND_DOC: &str = "d";
+pub const KIND_FACT: &str = "f";
+
+/// What a translation needs: the schema, a searcher (nested queries resolve their fact
+/// documents eagerly), the text analyzer and the text paths for field-less queries.
+pub struct DslContext<'a> {
+    pub fields: StoreFields,
+    pub searcher: &'a Searcher,
+    pub analyzer: TextAnalyzer,
+    pub text_paths: Vec<String>,
+}
+
+type Q = Box<dyn Query>;
+
+fn bad(msg: impl Into<String>) -> SearchError {
+    SearchError::BadQuery(msg.into())
+}
+
+/// Filter selecting top-level documents (not nested fact documents).
+pub fn kind_query(fields: &StoreFields, kind: &str) -> Q {
+    Box::new(TermQuery::new(
+        Term::from_field_text(fields.kind, kind),
+        IndexRecordOption::Basic,
+    ))
+}
+
+impl DslContext<'_> {
+    /// Translates a query clause; `null` and `{}` mean match_all.
+    pub fn translate(&self, clause: &Value) -> Result<Q> {
+        let obj = match clause {
+            Value::Null => return Ok(Box::new(AllQuery)),
+            Value::Object(obj) => obj,
+            other => return Err(bad(format!("query must be an object, got {other}"))),
+        };
+        let mut entries = obj.iter();
+        let (name, body) = match (entries.next(), entries.next()) {
+            (None, _) => return Ok(Box::new(AllQuery)),
+            (Some(entry), None) => entry,
+            (Some(_), Some(_)) => {
+                return Err(bad(
+                    "query clause must have exactly one key, e.g. {\"match\": {...}}",
+                ))
+            }
+        };
+        match name.as_str() {
+            "match_all" => Ok(Box::new(AllQuery)),
+            "match_none" => Ok(Box::new(EmptyQuery)),
+            "bool" => self.bool_query(as_object(name, body)?),
+            "constant_score" => self.constant_score(body),
+            "dis_max" => self.dis_max(body),
+            "match" => self.per_field(name, body, "query", |ctx, path, opts| {
+                ctx.match_query(path, opts)
+            }),
+            "match_phrase" => self.per_field(name, body, "query", |ctx, path, opts| {
+                ctx.phrase(path, opts)
+            }),
+            "multi_match" => self.multi_match(as_object(name, body)?),
+            "term" => self.per_field(name, body, "value", |ctx, path, opts| {
+                ctx.term(path, required(opts, "value")?)
+            }),
+            "terms" => self.terms(as_object(name, body)?),
+            "range" => self.per_field(name, body, "", |ctx, path, opts| ctx.range(path, opts)),
+            "exists" => self.exists(body),
+            "prefix" => self.per_field(name, body, "value", |ctx, path, opts| {
+                ctx.pattern(path, &escape_regex(required_str(opts, "value")?), true)
+            }),
+            "wildcard" => self.per_field(name, body, "value", |ctx, path, opts| {
+                let value = opts.get("wildcard").or_else(|| opts.get("value"));
+                let value = value
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| bad("wildcard needs a string value"))?;
+                ctx.pattern(path, &wildcard_to_regex(value), false)
+            }),
+            "regexp" => self.per_field(name, body, "value", |ctx, path, opts| {
+                ctx.pattern(path, required_str(opts, "value")?, false)
+            }),
+            "query_string" => self.query_string(as_object(name, body)?),
+            "ids" => self.ids(body),
+            "nested" => self.nested(as_object(name, body)?),
+            other => Err(bad(format!("unsupported query clause: {other}"))),
+        }
+    }
+
+    /// Runs a single-field clause `{field: value}` or `{field: {short_key: value, ...}}`.
+    fn per_field(
+        &self,
+        name: &str,
+        body: &Value,
+        short_key: &str,
+        build: impl Fn(&Self, &str, &Map<String, Value>) -> Result<Q>,
+    ) -> Result<Q> {
+        let obj = as_object(name, body)?;
+        let mut fields = obj
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "boost" | "_name"));
+        let (path, value) = fields
+            .next()
+            .ok_or_else(|| bad(format!("{name} needs a field")))?;
+        if fields.next().is_some() {
+            return Err(bad(format!("{name} query doesn't support multiple fields")));
+        }
+        match value {
+            Value::Object(opts) => build(self, path, opts),
+            shorthand => {
+                let mut opts = Map::new();
+                opts.insert(short_key.to_string(), shorthand.clone());
+                build(self, path, &opts)
+            }
+        }
+    }
+
+    fn bool_query(&self, obj: &Map<String, Value>) -> Result<Q> {
+        let mut clauses: Vec<(Occur, Q)> = Vec::new();
+        let mut should_count = 0;
+        for (key, occur) in [
+            ("must", Occur::Must),
+            ("filter", Occur::Must),
+            ("should", Occur::Should),
+            ("must_not", Occur::MustNot),
+        ] {
+            for clause in one_or_many(obj.get(key)) {
+                let query = self.translate(clause)?;
+                let query: Q = if key == "filter" {
+                    Box::new(ConstScoreQuery::new(query, 0.0))
+                } else {
+                    query
+                };
+                should_count += usize::from(occur == Occur::Should);
+                clauses.push((occur, query));
+            }
+        }
+        let has_required = clauses.iter().any(|(o, _)| *o == Occur::Must);
+        let default_msm = usize::from(!has_required && should_count > 0);
+        let msm = match obj.get("minimum_should_match") {
+            Some(v) => minimum_should_match(v, should_count)?,
+            None => default_msm,
+        };
+        if !has_required && should_count == 0 {
+            clauses.push((Occur::Must, Box::new(AllQuery)));
+        }
+        if msm > should_count {
+            return Ok(Box::new(EmptyQuery));
+        }
+        Ok(Box::new(BooleanQuery::with_minimum_required_clauses(
+            clauses, msm,
+        )))
+    }
+
+    fn constant_score(&self, body: &Value) -> Result<Q> {
+        let filter = body
+            .get("filter")
+            .ok_or_else(|| bad("constant_score needs a filter"))?;
+        let boost = body.get("boost").and_then(Value::as_f64).unwrap_or(1.0) as f32;
+        Ok(Box::new(ConstScoreQuery::new(
+            self.translate(filter)?,
+            boost,
+        )))
+    }
+
+    fn dis_max(&self, body: &Value) -> Result<Q> {
+        let queries = one_or_many(body.get("queries"))
+            .into_iter()
+            .map(|q| self.translate(q))
+            .collect::<Result<Vec<_>>>()?;
+        let tie = body
+            .get("tie_breaker")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0) as f32;
+        Ok(Box::new(DisjunctionMaxQuery::with_tie_breaker(
+            queries, tie,
+        )))
+    }
+
+    fn match_query(&self, path: &str, opts: &Map<String, Value>) -> Result<Q> {
+        let value = required(opts, "query")?;
+        let target = Target::of(path);
+        let text = match (value, target.keyword) {
+            (Value::String(s), false) => s,
+            _ => return self.term(path, value),
+        };
+        let terms = self.analyze(&target, text);
+        let and = opts
+            .get("operator")
+            .and_then(Value::as_str)
+            .is_some_and(|o| o.eq_ignore_ascii_case("and"));
+        let msm = match opts.get("minimum_should_match") {
+            Some(v) => minimum_should_match(v, terms.len())?,
+            None if and => terms.len(),
+            None => 1,
+        };
+        let mut clauses: Vec<(Occur, Q)> = terms
+            .into_iter()
+            .map(|t| (Occur::Should, scored_term(t)))
+            .collect();
+        if let Some(typed) = self.typed_term(&target, text) {
+            clauses = vec![
+                (
+                    Occur::Should,
+                    Box::new(BooleanQuery::with_minimum_required_clauses(clauses, msm)) as Q,
+                ),
+                (Occur::Should, scored_term(typed)),
+            ];
+            return Ok(Box::new(BooleanQuery::new(clauses)));
+        }
+        if clauses.is_empty() || msm > clauses.len() {
+            return Ok(Box::new(EmptyQuery));
+        }
+        Ok(Box::new(BooleanQuery::with_minimum_required_clauses(
+            clauses, msm,
+        )))
+    }
+
+    fn phrase(&self, path: &str, opts: &Map<String, Value>) -> Result<Q> {
+        let target = Target::of(path);
+        let text = match required(opts, "query")? {
+            Value::String(s) if !target.keyword => s,
+            other => return self.term(path, other),
+        };
+        let mut terms = self.analyze(&target, text);
+        let slop = opts.get("slop").and_then(Value::as_u64).unwrap_or(0) as u32;
+        Ok(match terms.len() {
+            0 => Box::new(EmptyQuery),
+            1 => scored_term(terms.remove(0)),
+            _ => Box::new(PhraseQuery::new_with_offset_and_slop(
+                terms.into_iter().enumerate().collect(),
+                slop,
+            )),
+        })
+    }
+
+    fn multi_match(&self, obj: &Map<String, Value>) -> Result<Q> {
+        let query = required(obj, "query")?;
+        let mut opts = obj.clone();
+        opts.remove("fields");
+        let kind = obj
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("best_fields");
+        let fields = self.field_list(obj.get("fields"));
+        let mut per_field = Vec::new();
+        for field in &fields {
+            let (path, boost) = split_boost(field);
+            let mut field_opts = opts.clone();
+            field_opts.insert("query".into(), query.clone());
+            let q = match kind {
+                "phrase" => self.phrase(path, &field_opts)?,
+                "best_fields" | "most_fields" | "cross_fields" => {
+                    self.match_query(path, &field_opts)?
+                }
+                other => return Err(bad(format!("unsupported multi_match type: {other}"))),
+            };
+            per_field.push(boosted(q, boost));
+        }
+        if kind == "most_fields" {
+            return Ok(Box::new(BooleanQuery::union(per_field)));
+        }
+        let tie = obj
+            .get("tie_breaker")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0) as f32;
+        Ok(Box::new(DisjunctionMaxQuery::with_tie_breaker(
+            per_field, tie,
+        )))
+    }
+
+    /// The listed fields (wildcard entries expanded over text paths), or all text paths.
+    fn field_list(&self, fields: Option<&Value>) -> Vec<String> {
+        let listed: Vec<&str> = one_or_many(fields)
+            .into_iter()
+            .filter_map(Value::as_str)
+            .collect();
+        if listed.is_empty() || listed.contains(&"*") {
+            return self.text_paths.clone();
+        }
+        listed
+            .into_iter()
+            .flat_map(|f| match f.strip_suffix('*') {
+                Some(prefix) if !f.contains('^') => self
+                    .text_paths
+                    .iter()
+                    .filter(|p| p.starts_with(prefix))
+                    .cloned()
+                    .collect(),
+                _ => vec![f.to_string()],
+            })
+            .collect()
+    }
+
+    fn term(&self, path: &str, value: &Value) -> Result<Q> {
+        let term = self.exact_term(&Target::of(path), value)?;
+        Ok(scored_term(term))
+    }
+
+    fn terms(&self, obj: &Map<String, Value>) -> Result<Q> {
+        let mut fields = obj.iter().filter(|(k, _)| k.as_str() != "boost");
+        let (path, values) = fields.next().ok_or_else(|| bad("terms needs a field"))?;
+        let Value::Array(values) = values else {
+            return Err(bad("terms needs an array of values"));
+        };
+        let target = Target::of(path);
+        let terms = values
+            .iter()
+            .map(|v| self.exact_term(&target, v))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Box::new(ConstScoreQuery::new(
+            Box::new(TermSetQuery::new(terms)),
+            1.0,
+        )))
+    }
+
+    fn range(&self, path: &str, opts: &Map<String, Value>) -> Result<Q> {
+        let target = Target::of(path);
+        let base = Term::from_field_json_path(self.fields.kw, &target.path, true);
+        let bound = |incl: &str, excl: &str, kind: ValueKind| -> Result<Bound<Term>> {
+            match (opts.get(incl), opts.get(excl)) {
+                (Some(v), _) => {
+                    Ok(range_term(&base, v, kind)?.map_or(Bound::Unbounded, Bound::Included))
+                }
+                (None, Some(v)) => {
+                    Ok(range_term(&base, v, kind)?.map_or(Bound::Unbounded, Bound::Excluded))
+                }
+                (None, None) => Ok(Bound::Unbounded),
+            }
+        };
+        let bounds_of = |kind| -> Result<Option<Q>> {
+            let (lower, upper) = (bound("gte", "gt", kind)?, bound("lte", "lt", kind)?);
+            if matches!((&lower, &upper), (Bound::Unbounded, Bound::Unbounded)) {
+                return Ok(None);
+            }
+            Ok(Some(Box::new(RangeQuery::new(lower, upper))))
+        };
+        let kinds = [ValueKind::Number, ValueKind::Date, ValueKind::Str];
+        let queries: Vec<Q> = kinds
+            .into_iter()
+            .map(bounds_of)
+            .collect::<Result<Vec<_>>>()?
+            .into_iter()
+            .flatten()
+            .collect();
+        if queries.is_empty() {
+            return self.exists(&Value::Object(Map::from_iter([(
+                "field".to_string(),
+                Value::from(path),
+            )])));
+        }
+        Ok(Box::new(ConstScoreQuery::new(
+            Box::new(BooleanQuery::union(queries)),
+            1.0,
+        )))
+    }
+
+    fn exists(&self, body: &Value) -> Result<Q> {
+        let path = body
+            .get("field")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("exists needs a field"))?;
+        let target = Target::of(path);
+        let field = if target.keyword {
+            self.fields.kw
+        } else {
+            self.fields.text
+        };
+        let pattern = format!(
+            "(?s){}(\\x01.*)?\\x00s.*",
+            json_path_regex(field, &target.path)
+        );
+        let strings = regex_query(&pattern, field)?;
+        let typed = ExistsQuery::new(format!("kw.{}", target.path), true);
+        Ok(Box::new(ConstScoreQuery::new(
+            Box::new(BooleanQuery::union(vec![strings, Box::new(typed)])),
+            1.0,
+        )))
+    }
+
+    /// prefix / wildcard / regexp: `regex` must match a whole indexed string value (a token
+    /// for text fields, the whole value for keyword fields).
+    fn pattern(&self, path: &str, regex: &str, is_prefix: bool) -> Result<Q> {
+        let target = Target::of(path);
+        let field = if target.keyword {
+            self.fields.kw
+        } else {
+            self.fields.text
+        };
+        let suffix = if is_prefix { ".*" } else { "" };
+        let pattern = format!(
+            "(?s){}\\x00s(?:{regex}){suffix}",
+            json_path_regex(field, &target.path)
+        );
+        regex_query(&pattern, field)
+    }
+
+    fn ids(&self, body: &Value) -> Result<Q> {
+        let values = body
+            .get("values")
+            .and_then(Value::as_array)
+            .ok_or_else(|| bad("ids needs values"))?;
+        let terms = values
+            .iter()
+            .map(|v| Term::from_field_text(self.fields.id, &value_text(v)))
+            .collect::<Vec<_>>();
+        Ok(Box::new(ConstScoreQuery::new(
+            Box::new(TermSetQuery::new(terms)),
+            1.0,
+        )))
+    }
+
+    /// `nested` on `texta_facts`: the inner query runs over the fact documents; their parents
+    /// match. Each fact is its own document, so conditions must hold for one fact together.
+    fn nested(&self, obj: &Map<String, Value>) -> Result<Q> {
+        let path = obj.get("path").and_then(Value::as_str).unwrap_or_default();
+        if path != FACTS_FIELD {
+            return Err(bad(format!(
+                "unsupported nested path: {path} (only {FACTS_FIELD})"
+            )));
+        }
+        let inner = self.translate(required(obj, "query")?)?;
+        let facts = BooleanQuery::intersection(vec![inner, kind_query(&self.fields, KIND_FACT)]);
+        let parents = self.parent_ids(&facts)?;
+        let terms = parents
+            .iter()
+            .map(|id| Term::from_field_text(self.fields.id, id));
+        Ok(Box::new(ConstScoreQuery::new(
+            Box::new(TermSetQuery::new(terms)),
+            1.0,
+        )))
+    }
+
+    /// Parent ids of the fact documents matching `facts`.
+    pub fn parent_ids(&self, facts: &dyn Query) -> Result<std::collections::BTreeSet<String>> {
+        let docs = self
+            .searcher
+            .search(facts, &DocSetCollector)
+            .map_err(backend)?;
+        let mut ids = std::collections::BTreeSet::new();
+        let mut by_segment: Vec<Vec<u32>> = vec![Vec::new(); self.searcher.segment_readers().len()];
+        for addr in docs {
+            by_segment[addr.segment_ord as usize].push(addr.doc_id);
+        }
+        for (segment, doc_ids) in self.searcher.segment_readers().iter().zip(by_segment) {
+            let Some(column) = segment.fast_fields().str("_parent").map_err(backend)? else {
+                continue;
+            };
+            let mut buf = String::new();
+            for doc in doc_ids {
+                for ord in column.term_ords(doc) {
+                    buf.clear();
+                    column
+                        .ord_to_str(ord, &mut buf)
+                        .map_err(|e| backend(e.into()))?;
+                    ids.insert(buf.clone());
+                }
+            }
+        }
+        Ok(ids)
+    }
+
+    fn query_string(&self, obj: &Map<String, Value>) -> Result<Q> {
+        let text = required_str(obj, "query")?;
+        let default_and = obj
+            .get("default_operator")
+            .and_then(Value::as_str)
+            .is_some_and(|o| o.eq_ignore_ascii_case("and"));
+        let fields = match (obj.get("fields"), obj.get("default_field")) {
+            (Some(f), _) => self.field_list(Some(f)),
+            (None, Some(f)) => self.field_list(Some(f)),
+            (None, None) => self.text_paths.clone(),
+        };
+        let default = if default_and {
+            Occur::Must
+        } else {
+            Occur::Should
+        };
+        let mut clauses: Vec<(Occur, Q)> = Vec::new();
+        let mut next: Option<Occur> = None;
+        for token in tokenize_query_string(text)? {
+            match token.as_str() {
+                "AND" => {
+                    if let Some(last) = clauses.last_mut().filter(|(o, _)| *o == Occur::Should) {
+                        last.0 = Occur::Must;
+                    }
+                    next = Some(Occur::Must);
+                }
+                "OR" => next = Some(Occur::Should),
+                "NOT" => next = Some(Occur::MustNot),
+                _ => {
+                    let (explicit, body) = match token.as_bytes()[0] {
+                        b'+' => (Some(Occur::Must), &token[1..]),
+                        b'-' => (Some(Occur::MustNot), &token[1..]),
+                        _ => (None, token.as_str()),
+                    };
+                    let occur = explicit.or(next.take()).unwrap_or(default);
+                    clauses.push((occur, self.query_string_term(body, &fields)?));
+                }
+            }
+        }
+        if !clauses.iter().any(|(o, _)| *o != Occur::MustNot) {
+            clauses.push((Occur::Must, Box::new(AllQuery)));
+        }
+        Ok(Box::new(BooleanQuery::new(clauses)))
+    }
+
+    /// One query_string term: `field:value`, `"phrase"`, `pre*`, `*` or a plain word.
+    fn query_string_term(&self, token: &str, fields: &[String]) -> Result<Q> {
+        let (fields, value) = match split_field(token) {
+            Some((field, value)) => (vec![field.to_string()], value),
+            None => (fields.to_vec(), token),
+        };
+        if value == "*" {
+            return Ok(match fields.as_slice() {
+                [one] if token.contains(':') && one != "*" => {
+                    self.exists(&serde_json::json!({"field": one}))?
+                }
+                _ => Box::new(AllQuery),
+            });
+        }
+        let per_field = fields
+            .iter()
+            .map(|path| {
+                if let Some(phrase) = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
+                    self.phrase(path, &single("query", phrase))
+                } else if value.contains(['*', '?']) {
+                    self.pattern(path, &wildcard_to_regex(&value.to_lowercase()), false)
+                } else {
+                    self.match_query(path, &single("query", value))
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Box::new(DisjunctionMaxQuery::new(per_field)))
+    }
+
+    /// Analyzed tokens of `text` as terms on the target path.
+    fn analyze(&self, target: &Target, text: &str) -> Vec<Term> {
+        let field = if target.keyword {
+            self.fields.kw
+        } else {
+            self.fields.text
+        };
+        let base = Term::from_field_json_path(field, &target.path, true);
+        if target.keyword {
+            let mut term = base;
+            term.append_type_and_str(text);
+            return vec![term];
+        }
+        let mut analyzer = self.analyzer.clone();
+        let mut stream = analyzer.token_stream(text);
+        let mut terms = Vec::new();
+        while let Some(token) = stream.next() {
+            let mut term = base.clone();
+            term.append_type_and_str(&token.text);
+            terms.push(term);
+        }
+        terms
+    }
+
+    /// The string read as a number, date or boolean on the target path, when it is one.
+    fn typed_term(&self, target: &Target, text: &str) -> Option<Term> {
+        let field = if target.keyword {
+            self.fields.kw
+        } else {
+            self.fields.text
+        };
+        let base = Term::from_field_json_path(field, &target.path, true);
+        convert_to_fast_value_and_append_to_json_term(&base, text, true)
+    }
+
+    /// A term-level value (not analyzed) as a term on the target path.
+    fn exact_term(&self, target: &Target, value: &Value) -> Result<Term> {
+        let field = if target.keyword {
+            self.fields.kw
+        } else {
+            self.fields.text
+        };
+        let mut term = Term::from_field_json_path(field, &target.path, true);
+        match value {
+            Value::String(s) => term.append_type_and_str(s),
+            Value::Bool(b) => term.append_type_and_fast_value(*b),
+            Value::Number(n) => match n.as_i64() {
+                Some(i) => term.append_type_and_fast_value(i),
+                None => term.append_type_and_fast_value(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            other => return Err(bad(format!("unsupported term value: {other}"))),
+        }
+        Ok(term)
+    }
+}
+
+/// A field path resolved to the JSON field holding it.
+struct Target {
+    path: String,
+    keyword: bool,
+}
+
+impl Target {
+    fn of(path: &str) -> Self {
+        if let Some(stripped) = path.strip_suffix(".keyword") {
+            return Target {
+                path: stripped.to_string(),
+                keyword: true,
+            };
+        }
+        let keyword = path.starts_with("texta_facts.");
+        Target {
+            path: path.to_string(),
+            keyword,
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum ValueKind {
+    Number,
+    Date,
+    Str,
+}
+
+/// A range bound as a term of the given kind, or None when the value is not of that kind.
+fn range_term(base: &Term, value: &Value, kind: ValueKind) -> Result<Option<Term>> {
+    let mut term = base.clone();
+    match (kind, value) {
+        // All numeric bounds are f64: tantivy needs both bounds of one type.
+        (ValueKind::Number, Value::Number(n)) => {
+            term.append_type_and_fast_value(n.as_f64().unwrap_or(f64::NAN))
+        }
+        (ValueKind::Number, Value::String(s)) => match s.parse::<f64>() {
+            Ok(f) => term.append_type_and_fast_value(f),
+            Err(_) => return Ok(None),
+        },
+        (ValueKind::Date, Value::String(s)) if s.starts_with("now") => {
+            return Err(bad(format!("unsupported date math in range: {s}")))
+        }
+        (ValueKind::Date, Value::String(s)) => match parse_date(s) {
+            Some(date) => term.append_type_and_fast_value(date),
+            None => return Ok(None),
+        },
+        (ValueKind::Str, Value::String(s)) => term.append_type_and_str(s),
+        (_, Value::Null) => return Ok(None),
+        (ValueKind::Number, other) => return Err(bad(format!("unsupported range bound: {other}"))),
+        _ => return Ok(None),
+    }
+    Ok(Some(term))
+}
+
+/// RFC 3339, or `yyyy-MM-dd` / `yyyy/MM/dd` (midnight UTC).
+fn parse_date(s: &str) -> Option<DateTime> {
+    use tantivy::time::{format_description::well_known::Rfc3339, OffsetDateTime};
+    if let Ok(dt) = OffsetDateTime::parse(s, &Rfc3339) {
+        return Some(DateTime::from_utc(dt));
+    }
+    let normalized = s.replace('/', "-");
+    if normalized.len() == 10 && super::mapping::looks_like_date(&normalized) {
+        let dt = OffsetDateTime::parse(&format!("{normalized}T00:00:00Z"), &Rfc3339).ok()?;
+        return Some(DateTime::from_utc(dt));
+    }
+    None
+}
+
+fn scored_term(term: Term) -> Q {
+    Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs))
+}
+
+fn boosted(query: Q, boost: f32) -> Q {
+    if boost == 1.0 {
+        query
+    } else {
+        Box::new(BoostQuery::new(query, boost))
+    }
+}
+
+fn regex_query(pattern: &str, field: Field) -> Result<Q> {
+    RegexQuery::from_pattern(pattern, field)
+        .map(|q| Box::new(ConstScoreQuery::new(Box::new(q), 1.0)) as Q)
+        .map_err(|e| bad(format!("invalid pattern: {e}")))
+}
+
+/// Regex matching the term-dictionary prefix of a JSON path (segments joined by `\x01`).
+fn json_path_regex(field: Field, path: &str) -> String {
+    let term = Term::from_field_json_path(field, path, true);
+    let bytes = term.serialized_value_bytes();
+    let path_bytes = &bytes[..bytes.len().saturating_sub(1)];
+    String::from_utf8_lossy(path_bytes)
+        .split('\u{1}')
+        .map(escape_regex)
+        .collect::<Vec<_>>()
+        .join("\\x01")
+}
+
+/// Escapes regex metacharacters.
+pub fn escape_regex(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$#&-~\"<>@".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Elasticsearch wildcard (`*`, `?`) to regex.
+fn wildcard_to_regex(pattern: &str) -> String {
+    pattern
+        .chars()
+        .map(|c| match c {
+            '*' => ".*".to_string(),
+            '?' => ".".to_string(),
+            other => escape_regex(&other.to_string()),
+        })
+        .collect()
+}
+
+/// Elasticsearch `minimum_should_match`: `n`, `-n`, `p%`, `-p%` against `clauses` clauses.
+fn minimum_should_match(value: &Value, clauses: usize) -> Result<usize> {
+    let text = value_text(value);
+    let text = text.trim();
+    let (negative, body) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let amount = match body.strip_suffix('%') {
+        Some(pct) => {
+            let pct: f64 = pct
+                .parse()
+                .map_err(|_| bad(format!("invalid minimum_should_match: {text}")))?;
+            (clauses as f64 * pct / 100.0).floor() as usize
+        }
+        None => body
+            .parse()
+            .map_err(|_| bad(format!("invalid minimum_should_match: {text}")))?,
+    };
+    Ok(if negative {
+        clauses.saturating_sub(amount)
+    } else {
+        amount
+    })
+}
+
+/// Splits a query_string into terms: quoted phrases stay whole (with their quotes).
+fn tokenize_query_string(text: &str) -> Result<Vec<String>> {
+    let mut tokens = Vec::new();
+    let mut current = String::new();
+    let mut in_quotes = false;
+    for c in text.chars() {
+        match c {
+            '"' => {
+                in_quotes = !in_quotes;
+                current.push(c);
+            }
+            c if c.is_whitespace() && !in_quotes => {
+                if !current.is_empty() {
+                    tokens.push(std::mem::take(&mut current));
+                }
+            }
+            '(' | ')' | '[' | ']' | '{' | '}' | '~' | '^' if !in_quotes => {
+                return Err(bad(format!("unsupported query_string syntax: {c}")));
+            }
+            c => current.push(c),
+        }
+    }
+    if in_quotes {
+        return Err(bad("unbalanced quotes in query_string"));
+    }
+    if !current.is_empty() {
+        tokens.push(current);
+    }
+    Ok(tokens
+        .into_iter()
+        .filter(|t| !matches!(t.as_str(), "+" | "-"))
+        .collect())
+}
+
+/// `field:value` (a colon before any quote), else None.
+fn split_field(token: &str) -> Option<(&str, &str)> {
+    let colon = token.find(':')?;
+    let quote = token.find('"').unwrap_or(usize::MAX);
+    (colon < quote && colon > 0).then(|| (&token[..colon], &token[colon + 1..]))
+}
+
+fn split_boost(field: &str) -> (&str, f32) {
+    match field.split_once('^') {
+        Some((path, boost)) => (path, boost.parse().unwrap_or(1.0)),
+        None => (field, 1.0),
+    }
+}
+
+fn single(key: &str, value: &str) -> Map<String, Value> {
+    Map::from_iter([(key.to_string(), Value::from(value))])
+}
+
+fn one_or_many(value: Option<&Value>) -> Vec<&Value> {
+    match value {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items.iter().collect(),
+        Some(one) => vec![one],
+    }
+}
+
+fn as_object<'v>(name: &str, body: &'v Value) -> Result<&'v Map<String, Value>> {
+    body.as_object()
+        .ok_or_else(|| bad(format!("[{name}] query malformed, expected an object")))
+}
+
+fn required<'v>(obj: &'v Map<String, Value>, key: &str) -> Result<&'v Value> {
+    obj.get(key).ok_or_else(|| bad(format!("missing [{key}]")))
+}
+
+fn required_str<'v>(obj: &'v Map<String, Value>, key: &str) -> Result<&'v str> {
+    required(obj, key)?
+        .as_str()
+        .ok_or_else(|| bad(format!("[{key}] must be a string")))
+}
+
+fn value_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn backend(e: tantivy::TantivyError) -> SearchError {
+    SearchError::Backend(e.to_string())
+}

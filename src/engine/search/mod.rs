@@ -1,0 +1,23 @@
+//! Search indices: the `SearchBackend` trait and its embedded tantivy implementation, the
+//! Elasticsearch query-DSL subset, streaming dataset-import readers and index-name rules.
+//!
+//! Self-contained: only `self::`/`super::` paths, so it compiles as `crate::engine::search`
+//! and in a scratch crate alike.
+
+pub mod backend;
+pub mod dsl;
+pub mod import;
+pub mod mapping;
+pub mod names;
+pub mod tantivy_store;
+
+#[cfg(test)]
+mod tests;
+
+pub use backend::{
+    generate_id, query_clause, BackendInfo, BulkResult, Doc, FactCounts, FactValueCount, FieldInfo,
+    Hit, IndexFields, Result, SearchBackend, SearchError,
+};
+pub use import::{import_file, read_rows, FileKind, ImportProgress, ImportStats};
+pub use names::{validate_index_name, NameRuleOrder};
+pub use tantivy_store::TantivyBackend;

@@ -1,0 +1,877 @@
+//! Embedded index store on tantivy: one tantivy index per ta index, in `<root>/<name>/`.
+//!
+//! Each document is stored whole (`_source`, the original JSON bytes) and indexed twice
+//! through JSON fields: `text` (strings analyzed, with positions) and `kw` (strings of at most
+//! 256 characters kept whole, as Elasticsearch's `keyword` subfield with `ignore_above: 256`;
+//! fast, for ranges and aggregations). Numbers, booleans and RFC 3339 dates are typed values in
+//! both. Every `texta_facts` entry is also indexed as its own "fact document" (kind `f`, with
+//! `_parent`), which gives `nested` queries and fact aggregations Elasticsearch's semantics.
+//! Writes commit per call, so documents survive a crash once a call returns; the reader is
+//! reloaded after each commit.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+use tantivy::aggregation::agg_req::Aggregations;
+use tantivy::aggregation::{AggContextParams, AggregationCollector, AggregationLimitsGuard};
+use tantivy::collector::{Count, TopDocs};
+use tantivy::query::{
+    BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery, TermSetQuery,
+};
+use tantivy::schema::{
+    IndexRecordOption, JsonObjectOptions, Schema, TextFieldIndexing, Value as _, FAST, STORED,
+    STRING,
+};
+use tantivy::tokenizer::{LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer};
+use tantivy::{
+    DocAddress, DocId, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher,
+    SegmentReader, TantivyDocument, Term, TERMINATED,
+};
+
+use super::backend::{
+    generate_id, query_clause, BackendInfo, BulkResult, Doc, FactCounts, FactValueCount, Hit,
+    IndexFields, Result, SearchBackend, SearchError,
+};
+use super::dsl::{kind_query, DslContext, StoreFields, KIND_DOC, KIND_FACT};
+use super::mapping::{FieldTypes, FACTS_FIELD};
+
+const TEXT_TOKENIZER: &str = "ta_text";
+const KEYWORD_IGNORE_ABOVE: usize = 256;
+const MAPPING_FILE: &str = "ta_fields.json";
+const WRITER_MEMORY: usize = 128 << 20;
+
+/// The embedded backend; cheap to share behind an `Arc`.
+pub struct TantivyBackend {
+    root: PathBuf,
+    indices: RwLock<HashMap<String, Arc<StoreIndex>>>,
+    /// Serializes index creation and deletion.
+    lifecycle: Mutex<()>,
+}
+
+struct StoreIndex {
+    name: String,
+    dir: PathBuf,
+    index: Index,
+    reader: IndexReader,
+    fields: StoreFields,
+    writer: Mutex<Option<IndexWriter>>,
+    mapping: Mutex<FieldTypes>,
+}
+
+fn backend_err(e: impl std::fmt::Display) -> SearchError {
+    SearchError::Backend(e.to_string())
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl TantivyBackend {
+    /// Opens (creating if needed) a store rooted at `root`.
+    pub fn open(root: impl Into<PathBuf>) -> Result<Self> {
+        let root = root.into();
+        std::fs::create_dir_all(&root).map_err(backend_err)?;
+        Ok(Self {
+            root,
+            indices: RwLock::new(HashMap::new()),
+            lifecycle: Mutex::new(()),
+        })
+    }
+
+    fn index_dir(&self, name: &str) -> Result<PathBuf> {
+        let safe = !name.is_empty()
+            && !matches!(name, "." | "..")
+            && !name.contains(['/', '\\', '\0'])
+            && !name.starts_with('.');
+        if !safe {
+            return Err(SearchError::InvalidIndexName(name.to_string()));
+        }
+        Ok(self.root.join(name))
+    }
+
+    /// The open index, opening it from disk on first use.
+    fn handle(&self, name: &str) -> Result<Arc<StoreIndex>> {
+        if let Some(found) = self
+            .indices
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(name)
+        {
+            return Ok(found.clone());
+        }
+        let _guard = lock(&self.lifecycle);
+        let mut open = self.indices.write().unwrap_or_else(|p| p.into_inner());
+        if let Some(found) = open.get(name) {
+            return Ok(found.clone());
+        }
+        let dir = self.index_dir(name)?;
+        if !dir.join("meta.json").exists() {
+            return Err(SearchError::IndexNotFound(name.to_string()));
+        }
+        let index = Index::open_in_dir(&dir).map_err(backend_err)?;
+        let handle = Arc::new(StoreIndex::new(name, dir, index)?);
+        open.insert(name.to_string(), handle.clone());
+        Ok(handle)
+    }
+
+    fn handles(&self, names: &[String]) -> Result<Vec<Arc<StoreIndex>>> {
+        names.iter().map(|n| self.handle(n)).collect()
+    }
+}
+
+fn build_schema() -> Schema {
+    let mut builder = Schema::builder();
+    builder.add_text_field("_id", STRING | STORED);
+    builder.add_text_field("_kind", STRING);
+    builder.add_text_field("_parent", STRING | FAST);
+    builder.add_bytes_field("_source", STORED);
+    let text = TextFieldIndexing::default()
+        .set_tokenizer(TEXT_TOKENIZER)
+        .set_index_option(IndexRecordOption::WithFreqsAndPositions);
+    builder.add_json_field(
+        "text",
+        JsonObjectOptions::default()
+            .set_indexing_options(text)
+            .set_expand_dots_enabled(),
+    );
+    let kw = TextFieldIndexing::default()
+        .set_tokenizer("raw")
+        .set_index_option(IndexRecordOption::Basic);
+    builder.add_json_field(
+        "kw",
+        JsonObjectOptions::default()
+            .set_indexing_options(kw)
+            .set_expand_dots_enabled()
+            .set_fast("raw"),
+    );
+    builder.build()
+}
+
+/// Analyzer of `text`: Unicode alphanumeric runs, lower-cased, tokens up to 255 bytes.
+fn text_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(256))
+        .filter(LowerCaser)
+        .build()
+}
+
+fn store_fields(schema: &Schema) -> Result<StoreFields> {
+    let field = |name: &str| schema.get_field(name).map_err(backend_err);
+    Ok(StoreFields {
+        id: field("_id")?,
+        kind: field("_kind")?,
+        parent: field("_parent")?,
+        source: field("_source")?,
+        text: field("text")?,
+        kw: field("kw")?,
+    })
+}
+
+impl StoreIndex {
+    fn new(name: &str, dir: PathBuf, index: Index) -> Result<Self> {
+        index.tokenizers().register(TEXT_TOKENIZER, text_analyzer());
+        let fields = store_fields(&index.schema())?;
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(backend_err)?;
+        let mapping = FieldTypes::load(&dir.join(MAPPING_FILE))?;
+        Ok(Self {
+            name: name.to_string(),
+            dir,
+            index,
+            reader,
+            fields,
+            writer: Mutex::new(None),
+            mapping: Mutex::new(mapping),
+        })
+    }
+
+    fn searcher(&self) -> Searcher {
+        self.reader.searcher()
+    }
+
+    fn dsl<'s>(&self, searcher: &'s Searcher) -> DslContext<'s> {
+        DslContext {
+            fields: self.fields,
+            searcher,
+            analyzer: text_analyzer(),
+            text_paths: lock(&self.mapping).text_paths(),
+        }
+    }
+
+    /// The user query restricted to top-level documents.
+    fn doc_query(&self, searcher: &Searcher, clause: &Value) -> Result<Box<dyn Query>> {
+        let user = self.dsl(searcher).translate(clause)?;
+        Ok(Box::new(BooleanQuery::new(vec![
+            (Occur::Must, user),
+            (
+                Occur::Must,
+                Box::new(ConstScoreQuery::new(
+                    kind_query(&self.fields, KIND_DOC),
+                    0.0,
+                )),
+            ),
+        ])))
+    }
+
+    fn with_writer<T>(&self, work: impl FnOnce(&mut IndexWriter) -> Result<T>) -> Result<T> {
+        let mut guard = lock(&self.writer);
+        if guard.is_none() {
+            let threads = std::thread::available_parallelism()
+                .map_or(2, |n| n.get())
+                .clamp(1, 4);
+            *guard = Some(
+                self.index
+                    .writer_with_num_threads(threads, WRITER_MEMORY)
+                    .map_err(backend_err)?,
+            );
+        }
+        let writer = guard.as_mut().expect("writer just opened");
+        let result = work(writer);
+        if result.is_err() {
+            let _ = writer.rollback();
+        }
+        result
+    }
+
+    /// Replaces (by id) the given documents and commits.
+    fn write(&self, docs: Vec<(String, Map<String, Value>)>) -> Result<()> {
+        let mut mapping = lock(&self.mapping);
+        let mut changed = false;
+        self.with_writer(|writer| {
+            for (id, source) in docs {
+                let source = Value::Object(source);
+                changed |= mapping.observe(&source);
+                self.delete_by_id(writer, &id);
+                for doc in self.tantivy_docs(&id, source) {
+                    writer.add_document(doc).map_err(backend_err)?;
+                }
+            }
+            if changed {
+                mapping.save(&self.dir.join(MAPPING_FILE))?;
+            }
+            self.commit(writer)
+        })
+    }
+
+    fn commit(&self, writer: &mut IndexWriter) -> Result<()> {
+        writer.commit().map_err(backend_err)?;
+        self.reader.reload().map_err(backend_err)
+    }
+
+    fn delete_by_id(&self, writer: &IndexWriter, id: &str) {
+        writer.delete_term(Term::from_field_text(self.fields.id, id));
+        writer.delete_term(Term::from_field_text(self.fields.parent, id));
+    }
+
+    /// The document and its fact documents.
+    fn tantivy_docs(&self, id: &str, mut source: Value) -> Vec<TantivyDocument> {
+        let f = self.fields;
+        let mut doc = TantivyDocument::new();
+        doc.add_text(f.id, id);
+        doc.add_text(f.kind, KIND_DOC);
+        doc.add_bytes(f.source, &serde_json::to_vec(&source).unwrap_or_default());
+        let facts = source
+            .as_object_mut()
+            .and_then(|o| o.shift_remove(FACTS_FIELD));
+        doc.add_field_value(f.text, &source);
+        doc.add_field_value(f.kw, &keyword_view(&source));
+        let mut docs = vec![doc];
+        let facts = match facts {
+            Some(Value::Array(items)) => items,
+            Some(one @ Value::Object(_)) => vec![one],
+            _ => Vec::new(),
+        };
+        for fact in facts.into_iter().filter(Value::is_object) {
+            let wrapped = json!({ FACTS_FIELD: fact });
+            let mut child = TantivyDocument::new();
+            child.add_text(f.kind, KIND_FACT);
+            child.add_text(f.parent, id);
+            child.add_field_value(f.text, &wrapped);
+            child.add_field_value(f.kw, &keyword_view(&wrapped));
+            docs.push(child);
+        }
+        docs
+    }
+
+    fn load_hit(&self, searcher: &Searcher, addr: DocAddress, score: Option<f32>) -> Result<Hit> {
+        let doc: TantivyDocument = searcher.doc(addr).map_err(backend_err)?;
+        self.hit_from(doc, score)
+    }
+
+    fn hit_from(&self, doc: TantivyDocument, score: Option<f32>) -> Result<Hit> {
+        let id = doc
+            .get_first(self.fields.id)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string();
+        let bytes = doc
+            .get_first(self.fields.source)
+            .and_then(|v| v.as_bytes())
+            .unwrap_or(b"{}");
+        let source = serde_json::from_slice(bytes).map_err(backend_err)?;
+        Ok(Hit {
+            index: self.name.clone(),
+            id,
+            score,
+            source,
+        })
+    }
+
+    fn find(&self, searcher: &Searcher, id: &str) -> Result<Option<DocAddress>> {
+        let query = BooleanQuery::intersection(vec![
+            Box::new(TermQuery::new(
+                Term::from_field_text(self.fields.id, id),
+                IndexRecordOption::Basic,
+            )),
+            kind_query(&self.fields, KIND_DOC),
+        ]);
+        let top = searcher
+            .search(&query, &TopDocs::with_limit(1).order_by_score())
+            .map_err(backend_err)?;
+        Ok(top.first().map(|(_, addr)| *addr))
+    }
+
+    /// Visits the matching live documents segment by segment, in doc id order.
+    fn for_each_match(
+        &self,
+        searcher: &Searcher,
+        query: &dyn Query,
+        visit: &mut dyn FnMut(&SegmentReader, DocId) -> Result<bool>,
+    ) -> Result<()> {
+        let weight = query
+            .weight(EnableScoring::disabled_from_searcher(searcher))
+            .map_err(backend_err)?;
+        for segment in searcher.segment_readers() {
+            let mut scorer = weight.scorer(segment, 1.0).map_err(backend_err)?;
+            let alive = segment.alive_bitset();
+            let mut doc = scorer.doc();
+            while doc != TERMINATED {
+                if alive.is_none_or(|bits| bits.is_alive(doc)) && !visit(segment, doc)? {
+                    return Ok(());
+                }
+                doc = scorer.advance();
+            }
+        }
+        Ok(())
+    }
+
+    fn count(&self, clause: &Value) -> Result<u64> {
+        let searcher = self.searcher();
+        let query = self.doc_query(&searcher, clause)?;
+        Ok(searcher.search(&query, &Count).map_err(backend_err)? as u64)
+    }
+}
+
+/// A copy of `value` without strings longer than the keyword limit (Elasticsearch's
+/// `ignore_above: 256` on dynamic `keyword` subfields).
+fn keyword_view(value: &Value) -> Value {
+    match value {
+        Value::String(s) if s.chars().count() > KEYWORD_IGNORE_ABOVE => Value::Null,
+        Value::Array(items) => Value::Array(items.iter().map(keyword_view).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), keyword_view(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Elasticsearch `_source` filtering: `false`, a path or list of paths, or
+/// `{includes, excludes}`; paths may end in `*`.
+fn filter_source(source: Value, spec: Option<&Value>) -> Value {
+    let (includes, excludes): (Vec<&str>, Vec<&str>) = match spec {
+        None | Some(Value::Bool(true)) => return source,
+        Some(Value::Bool(false)) => return json!({}),
+        Some(Value::String(one)) => (vec![one.as_str()], vec![]),
+        Some(Value::Array(list)) => (list.iter().filter_map(Value::as_str).collect(), vec![]),
+        Some(Value::Object(obj)) => {
+            let list = |k: &str, alt: &str| -> Vec<&str> {
+                let v = obj.get(k).or_else(|| obj.get(alt));
+                match v {
+                    Some(Value::String(s)) => vec![s.as_str()],
+                    Some(Value::Array(l)) => l.iter().filter_map(Value::as_str).collect(),
+                    _ => vec![],
+                }
+            };
+            (list("includes", "include"), list("excludes", "exclude"))
+        }
+        Some(_) => return source,
+    };
+    filter_object(source, "", &includes, &excludes)
+}
+
+fn filter_object(value: Value, prefix: &str, includes: &[&str], excludes: &[&str]) -> Value {
+    let Value::Object(map) = value else {
+        return value;
+    };
+    let mut out = Map::new();
+    for (key, child) in map {
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        if excludes.iter().any(|p| path_matches(p, &path)) {
+            continue;
+        }
+        let included = includes.is_empty() || includes.iter().any(|p| path_matches(p, &path));
+        if included {
+            out.insert(key, filter_object(child, &path, &[], excludes));
+        } else if includes
+            .iter()
+            .any(|p| p.starts_with(&format!("{path}.")) || p.starts_with('*'))
+        {
+            let filtered = filter_object(child, &path, includes, excludes);
+            if filtered.as_object().is_some_and(|o| !o.is_empty()) {
+                out.insert(key, filtered);
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+fn path_matches(pattern: &str, path: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => path.starts_with(prefix),
+        None => pattern == path || path.starts_with(&format!("{pattern}.")),
+    }
+}
+
+/// One `sort` entry of a search body; only relevance and index order are supported.
+fn check_sort(sort: Option<&Value>) -> Result<()> {
+    let entries: Vec<&Value> = match sort {
+        None => return Ok(()),
+        Some(Value::Array(list)) => list.iter().collect(),
+        Some(one) => vec![one],
+    };
+    for entry in entries {
+        let name = match entry {
+            Value::String(s) => s.as_str(),
+            Value::Object(o) => o.keys().next().map(String::as_str).unwrap_or("_score"),
+            _ => "_score",
+        };
+        if !matches!(name, "_score" | "_doc") {
+            return Err(SearchError::BadQuery(format!(
+                "unsupported sort field: {name}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn usize_param(body: &Value, key: &str, default: usize) -> Result<usize> {
+    match body.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => v
+            .as_u64()
+            .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+            .map(|n| n as usize)
+            .ok_or_else(|| {
+                SearchError::BadQuery(format!("[{key}] must be a non-negative integer"))
+            }),
+    }
+}
+
+impl SearchBackend for TantivyBackend {
+    fn info(&self) -> BackendInfo {
+        BackendInfo {
+            url: format!("embedded:{}", self.root.display()),
+            alive: self.root.is_dir(),
+            status: json!({
+                "name": "ta-embedded",
+                "cluster_name": "ta",
+                "version": {"number": env!("CARGO_PKG_VERSION"), "build_flavor": "tantivy"},
+                "tagline": "You Know, for Search",
+            }),
+        }
+    }
+
+    fn list_indices(&self) -> Result<Vec<String>> {
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(&self.root).map_err(backend_err)? {
+            let entry = entry.map_err(backend_err)?;
+            if entry.path().join("meta.json").exists() {
+                names.extend(entry.file_name().to_str().map(str::to_string));
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    fn index_exists(&self, name: &str) -> Result<bool> {
+        Ok(self.index_dir(name)?.join("meta.json").exists())
+    }
+
+    fn create_index(&self, name: &str) -> Result<()> {
+        let dir = self.index_dir(name)?;
+        let _guard = lock(&self.lifecycle);
+        if dir.join("meta.json").exists() {
+            return Ok(());
+        }
+        std::fs::create_dir_all(&dir).map_err(backend_err)?;
+        Index::create_in_dir(&dir, build_schema()).map_err(backend_err)?;
+        Ok(())
+    }
+
+    fn delete_index(&self, name: &str) -> Result<()> {
+        let dir = self.index_dir(name)?;
+        let _guard = lock(&self.lifecycle);
+        let removed = self
+            .indices
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(name);
+        if let Some(handle) = removed {
+            if let Some(writer) = lock(&handle.writer).take() {
+                writer.wait_merging_threads().map_err(backend_err)?;
+            }
+        }
+        if !dir.join("meta.json").exists() {
+            return Err(SearchError::IndexNotFound(name.to_string()));
+        }
+        std::fs::remove_dir_all(&dir).map_err(backend_err)
+    }
+
+    fn bulk_index(&self, index: &str, docs: Vec<Doc>) -> Result<BulkResult> {
+        self.create_index(index)?;
+        let handle = self.handle(index)?;
+        let mut results = Vec::with_capacity(docs.len());
+        let mut valid = Vec::with_capacity(docs.len());
+        for doc in docs {
+            let id = doc.id.unwrap_or_else(generate_id);
+            match doc.source {
+                Value::Object(map) => {
+                    results.push(Ok(id.clone()));
+                    valid.push((id, map));
+                }
+                other => results.push(Err(format!(
+                    "document [{id}] is not a JSON object: {other}"
+                ))),
+            }
+        }
+        handle.write(valid)?;
+        Ok(results)
+    }
+
+    fn bulk_update(
+        &self,
+        index: &str,
+        updates: Vec<(String, Map<String, Value>)>,
+    ) -> Result<BulkResult> {
+        let handle = self.handle(index)?;
+        let searcher = handle.searcher();
+        let mut pending: HashMap<String, Map<String, Value>> = HashMap::new();
+        let mut order = Vec::new();
+        let mut results = Vec::with_capacity(updates.len());
+        for (id, partial) in updates {
+            let current = match pending.remove(&id) {
+                Some(doc) => Some(doc),
+                None => match handle.find(&searcher, &id)? {
+                    Some(addr) => handle
+                        .load_hit(&searcher, addr, None)?
+                        .source
+                        .as_object()
+                        .cloned(),
+                    None => None,
+                },
+            };
+            let Some(mut merged) = current else {
+                results.push(Err(format!("document missing: [{id}]")));
+                continue;
+            };
+            merged.extend(partial);
+            if !order.contains(&id) {
+                order.push(id.clone());
+            }
+            pending.insert(id.clone(), merged);
+            results.push(Ok(id));
+        }
+        let docs = order
+            .into_iter()
+            .filter_map(|id| pending.remove(&id).map(|doc| (id, doc)))
+            .collect();
+        handle.write(docs)?;
+        Ok(results)
+    }
+
+    fn get_document(&self, index: &str, id: &str) -> Result<Option<Hit>> {
+        let handle = self.handle(index)?;
+        let searcher = handle.searcher();
+        match handle.find(&searcher, id)? {
+            Some(addr) => Ok(Some(handle.load_hit(&searcher, addr, None)?)),
+            None => Ok(None),
+        }
+    }
+
+    fn delete_document(&self, index: &str, id: &str) -> Result<bool> {
+        let handle = self.handle(index)?;
+        if handle.find(&handle.searcher(), id)?.is_none() {
+            return Ok(false);
+        }
+        handle.with_writer(|writer| {
+            handle.delete_by_id(writer, id);
+            handle.commit(writer)
+        })?;
+        Ok(true)
+    }
+
+    fn search(&self, indices: &[String], body: &Value) -> Result<Value> {
+        let started = Instant::now();
+        if body
+            .get("aggs")
+            .or_else(|| body.get("aggregations"))
+            .is_some()
+        {
+            return Err(SearchError::BadQuery(
+                "unsupported search option: aggs".into(),
+            ));
+        }
+        check_sort(body.get("sort"))?;
+        let from = usize_param(body, "from", 0)?;
+        let size = usize_param(body, "size", 10)?;
+        let clause = body.get("query").unwrap_or(&Value::Null);
+        let handles = self.handles(indices)?;
+        let mut total = 0u64;
+        let mut candidates = Vec::new();
+        let searchers: Vec<Searcher> = handles.iter().map(|h| h.searcher()).collect();
+        for (ord, (handle, searcher)) in handles.iter().zip(&searchers).enumerate() {
+            let query = handle.doc_query(searcher, clause)?;
+            let limit = (from + size).max(1);
+            let collector = (Count, TopDocs::with_limit(limit).order_by_score());
+            let (count, top) = searcher.search(&query, &collector).map_err(backend_err)?;
+            total += count as u64;
+            candidates.extend(top.into_iter().map(|(score, addr)| (score, ord, addr)));
+        }
+        candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        let page: Vec<_> = candidates.into_iter().skip(from).take(size).collect();
+        let max_score = page.first().map(|(score, _, _)| *score);
+        let hits = page
+            .into_iter()
+            .map(|(score, ord, addr)| {
+                let mut hit = handles[ord].load_hit(&searchers[ord], addr, Some(score))?;
+                hit.source = filter_source(hit.source, body.get("_source"));
+                Ok(hit.to_json())
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(json!({
+            "took": started.elapsed().as_millis() as u64,
+            "timed_out": false,
+            "_shards": {"total": handles.len(), "successful": handles.len(), "skipped": 0, "failed": 0},
+            "hits": {"total": {"value": total, "relation": "eq"}, "max_score": max_score, "hits": hits},
+        }))
+    }
+
+    fn count(&self, indices: &[String], query: &Value) -> Result<u64> {
+        let clause = query_clause(query);
+        self.handles(indices)?.iter().map(|h| h.count(clause)).sum()
+    }
+
+    fn scan(
+        &self,
+        indices: &[String],
+        query: &Value,
+        batch_size: usize,
+        sink: &mut dyn FnMut(Vec<Hit>) -> Result<()>,
+    ) -> Result<()> {
+        let clause = query_clause(query);
+        let batch_size = batch_size.max(1);
+        for handle in self.handles(indices)? {
+            let searcher = handle.searcher();
+            let query = handle.doc_query(&searcher, clause)?;
+            let mut batch = Vec::with_capacity(batch_size);
+            let mut store: Option<(tantivy::index::SegmentId, tantivy::store::StoreReader)> = None;
+            handle.for_each_match(&searcher, query.as_ref(), &mut |segment, doc| {
+                let segment_id = segment.segment_id();
+                if store.as_ref().is_none_or(|(id, _)| *id != segment_id) {
+                    store = Some((
+                        segment_id,
+                        segment.get_store_reader(16).map_err(backend_err)?,
+                    ));
+                }
+                let (_, reader) = store.as_ref().expect("store reader just opened");
+                let doc: TantivyDocument = reader.get(doc).map_err(backend_err)?;
+                batch.push(handle.hit_from(doc, None)?);
+                if batch.len() >= batch_size {
+                    sink(std::mem::replace(
+                        &mut batch,
+                        Vec::with_capacity(batch_size),
+                    ))?;
+                }
+                Ok(true)
+            })?;
+            if !batch.is_empty() {
+                sink(batch)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn random_document(&self, indices: &[String]) -> Result<Option<Hit>> {
+        let handles = self.handles(indices)?;
+        let counts = handles
+            .iter()
+            .map(|h| h.count(&Value::Null))
+            .collect::<Result<Vec<_>>>()?;
+        let total: u64 = counts.iter().sum();
+        if total == 0 {
+            return Ok(None);
+        }
+        let mut pick = rand::random_range(0..total);
+        for (handle, count) in handles.iter().zip(counts) {
+            if pick >= count {
+                pick -= count;
+                continue;
+            }
+            let searcher = handle.searcher();
+            let query = kind_query(&handle.fields, KIND_DOC);
+            let mut found = None;
+            handle.for_each_match(&searcher, query.as_ref(), &mut |segment, doc| {
+                if pick > 0 {
+                    pick -= 1;
+                    return Ok(true);
+                }
+                let reader = segment.get_store_reader(1).map_err(backend_err)?;
+                found = Some(handle.hit_from(reader.get(doc).map_err(backend_err)?, None)?);
+                Ok(false)
+            })?;
+            return Ok(found);
+        }
+        Ok(None)
+    }
+
+    fn fields(&self, indices: &[String]) -> Result<Vec<IndexFields>> {
+        self.handles(indices)?
+            .iter()
+            .map(|h| {
+                Ok(IndexFields {
+                    index: h.name.clone(),
+                    fields: lock(&h.mapping).to_infos(),
+                })
+            })
+            .collect()
+    }
+
+    fn facts(
+        &self,
+        indices: &[String],
+        query: &Value,
+        values_per_name: usize,
+    ) -> Result<Vec<FactCounts>> {
+        let clause = query_clause(query);
+        let mut merged: HashMap<String, (u64, HashMap<String, u64>)> = HashMap::new();
+        for handle in self.handles(indices)? {
+            handle.fact_counts(clause, values_per_name, &mut merged)?;
+        }
+        Ok(rank_facts(merged, values_per_name))
+    }
+}
+
+impl StoreIndex {
+    /// Adds the fact name/value counts of the documents matching `clause` to `merged`,
+    /// through a terms aggregation over the fact documents.
+    fn fact_counts(
+        &self,
+        clause: &Value,
+        values_per_name: usize,
+        merged: &mut HashMap<String, (u64, HashMap<String, u64>)>,
+    ) -> Result<()> {
+        let searcher = self.searcher();
+        let facts = self.fact_docs_query(&searcher, clause)?;
+        let shard_size = values_per_name + values_per_name / 2 + 10;
+        let request: Aggregations = serde_json::from_value(json!({
+            "names": {
+                "terms": {"field": "kw.texta_facts.fact", "size": 100_000},
+                "aggs": {"values": {"terms": {"field": "kw.texta_facts.str_val", "size": shard_size}}}
+            }
+        }))
+        .map_err(backend_err)?;
+        let context = AggContextParams::new(
+            AggregationLimitsGuard::default(),
+            self.index.tokenizers().clone(),
+        );
+        let result = searcher
+            .search(&facts, &AggregationCollector::from_aggs(request, context))
+            .map_err(backend_err)?;
+        let result = serde_json::to_value(result).map_err(backend_err)?;
+        for bucket in result["names"]["buckets"].as_array().into_iter().flatten() {
+            let name = bucket_key(bucket);
+            let entry = merged.entry(name).or_default();
+            entry.0 += bucket["doc_count"].as_u64().unwrap_or(0);
+            for value in bucket["values"]["buckets"].as_array().into_iter().flatten() {
+                *entry.1.entry(bucket_key(value)).or_default() +=
+                    value["doc_count"].as_u64().unwrap_or(0);
+            }
+        }
+        Ok(())
+    }
+
+    /// Fact documents whose parent matches `clause` (all fact documents for match_all).
+    fn fact_docs_query(&self, searcher: &Searcher, clause: &Value) -> Result<Box<dyn Query>> {
+        let kind = kind_query(&self.fields, KIND_FACT);
+        let is_match_all = clause.is_null()
+            || clause
+                .as_object()
+                .is_some_and(|o| o.is_empty() || o.contains_key("match_all"));
+        if is_match_all {
+            return Ok(kind);
+        }
+        let parents = self.doc_query(searcher, clause)?;
+        let mut ids = Vec::new();
+        self.for_each_match(searcher, parents.as_ref(), &mut |segment, doc| {
+            let reader = segment.get_store_reader(16).map_err(backend_err)?;
+            let stored: TantivyDocument = reader.get(doc).map_err(backend_err)?;
+            let id = stored
+                .get_first(self.fields.id)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default();
+            ids.push(Term::from_field_text(self.fields.parent, id));
+            Ok(true)
+        })?;
+        Ok(Box::new(BooleanQuery::intersection(vec![
+            kind,
+            Box::new(TermSetQuery::new(ids)),
+        ])))
+    }
+}
+
+fn bucket_key(bucket: &Value) -> String {
+    match &bucket["key"] {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Orders names and values like an Elasticsearch terms aggregation (count desc, key asc) and
+/// keeps `values_per_name` values per name.
+fn rank_facts(
+    merged: HashMap<String, (u64, HashMap<String, u64>)>,
+    values_per_name: usize,
+) -> Vec<FactCounts> {
+    let mut names: Vec<FactCounts> = merged
+        .into_iter()
+        .map(|(name, (count, values))| {
+            let mut values: Vec<FactValueCount> = values
+                .into_iter()
+                .map(|(value, count)| FactValueCount { value, count })
+                .collect();
+            values.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.value.cmp(&b.value)));
+            values.truncate(values_per_name);
+            FactCounts {
+                name,
+                count,
+                values,
+            }
+        })
+        .collect();
+    names.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.name.cmp(&b.name)));
+    names
+}
