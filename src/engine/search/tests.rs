@@ -573,7 +573,8 @@ fn fields_and_facts() {
     let facts = backend
         .facts(&["corpus".into()], &json!({"query": {"match_all": {}}}), 10)
         .unwrap();
-    let summary: Vec<(String, u64, Vec<(String, u64)>)> = facts
+    type Summary = (String, u64, Vec<(String, u64)>);
+    let summary: Vec<Summary> = facts
         .into_iter()
         .map(|f| {
             (
