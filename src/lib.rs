@@ -1,5 +1,5 @@
 //! ta: a text-analysis toolkit. `engine` holds all behaviour; `server` (HTTP API) and
 //! `commands` (CLI) are thin faces over it.
+pub mod commands;
 pub mod engine;
 pub mod server;
-pub mod commands;

@@ -8,7 +8,10 @@ use common::Server;
 use serde_json::{json, Value};
 
 fn cases(file: &str) -> Vec<Value> {
-    let path = format!("{}/../shared/conformance/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../shared/conformance/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{path}: {e}"))
         .lines()
@@ -25,16 +28,28 @@ fn substitute(v: &Value, taggers: &[i64], groups: &[i64]) -> Value {
                 if s == name {
                     return ids.first().copied();
                 }
-                let idx = s.strip_prefix(name)?.strip_prefix('[')?.strip_suffix(']')?.parse::<usize>().ok()?;
+                let idx = s
+                    .strip_prefix(name)?
+                    .strip_prefix('[')?
+                    .strip_suffix(']')?
+                    .parse::<usize>()
+                    .ok()?;
                 ids.get(idx).copied()
             };
             match id("$TAGGER_ID", taggers).or_else(|| id("$GROUP_ID", groups)) {
                 Some(i) => json!(i),
-                None => Value::String(s.replace("$GROUP_ID", &groups.first().map(|g| g.to_string()).unwrap_or_default())),
+                None => Value::String(s.replace(
+                    "$GROUP_ID",
+                    &groups.first().map(|g| g.to_string()).unwrap_or_default(),
+                )),
             }
         }
         Value::Array(a) => Value::Array(a.iter().map(|x| substitute(x, taggers, groups)).collect()),
-        Value::Object(o) => Value::Object(o.iter().map(|(k, x)| (k.clone(), substitute(x, taggers, groups))).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| (k.clone(), substitute(x, taggers, groups)))
+                .collect(),
+        ),
         other => other.clone(),
     }
 }
@@ -60,7 +75,9 @@ impl Run<'_> {
             self.skipped += 1;
             return;
         }
-        let pk = self.server.create_project(&self.token, "case", &[])["id"].as_i64().expect("project id");
+        let pk = self.server.create_project(&self.token, "case", &[])["id"]
+            .as_i64()
+            .expect("project id");
         let p = format!("/projects/{pk}");
         let tagger_defs: Vec<Value> = match (&c["tagger"], &c["taggers"]) {
             _ if endpoint == "create" => vec![],
@@ -68,7 +85,10 @@ impl Run<'_> {
             (_, Value::Array(a)) => a.clone(),
             _ => vec![],
         };
-        let taggers: Vec<i64> = tagger_defs.iter().map(|t| self.create(&format!("{p}/regex_taggers/"), t)).collect();
+        let taggers: Vec<i64> = tagger_defs
+            .iter()
+            .map(|t| self.create(&format!("{p}/regex_taggers/"), t))
+            .collect();
         let group_defs: Vec<Value> = match (&c["group"], &c["groups"]) {
             (Value::Object(_), _) => vec![c["group"].clone()],
             (_, Value::Array(a)) => a.clone(),
@@ -82,10 +102,14 @@ impl Run<'_> {
         let mut request = substitute(&c["request"], &taggers, &groups);
         let path = match endpoint {
             "create" => format!("{p}/regex_taggers/"),
-            "tag_text" | "tag_texts" | "tag_doc" => format!("{p}/regex_taggers/{}/{endpoint}/", taggers[0]),
+            "tag_text" | "tag_texts" | "tag_doc" => {
+                format!("{p}/regex_taggers/{}/{endpoint}/", taggers[0])
+            }
             "multitag_text" => format!("{p}/regex_taggers/multitag_text/"),
             "group_multitag_text" => format!("{p}/regex_tagger_groups/multitag_text/"),
-            e if e.starts_with("group_") => format!("{p}/regex_tagger_groups/{}/{}/", groups[0], &e[6..]),
+            e if e.starts_with("group_") => {
+                format!("{p}/regex_tagger_groups/{}/{}/", groups[0], &e[6..])
+            }
             "anonymize_text" | "anonymize_texts" => {
                 let id = self.create(&format!("{p}/anonymizers/"), &c["anonymizer"]);
                 request["replacers"] = c["replacers"].clone();
@@ -99,8 +123,15 @@ impl Run<'_> {
         let ok = r.status == status
             && match status {
                 400 => {
-                    let mut got: Vec<String> = r.json().as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
-                    let mut want: Vec<String> = expected.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
+                    let mut got: Vec<String> = r
+                        .json()
+                        .as_object()
+                        .map(|o| o.keys().cloned().collect())
+                        .unwrap_or_default();
+                    let mut want: Vec<String> = expected
+                        .as_object()
+                        .map(|o| o.keys().cloned().collect())
+                        .unwrap_or_default();
                     got.sort();
                     want.sort();
                     got == want
@@ -110,7 +141,10 @@ impl Run<'_> {
         if ok {
             self.passed += 1;
         } else {
-            self.failed.push(format!("{}: {} {}\n  expected {} {}\n  got      {} {}", c["id"], path, request, status, expected, r.status, r.text));
+            self.failed.push(format!(
+                "{}: {} {}\n  expected {} {}\n  got      {} {}",
+                c["id"], path, request, status, expected, r.status, r.text
+            ));
         }
     }
 }
@@ -119,8 +153,18 @@ impl Run<'_> {
 fn reference_cases_over_http() {
     let server = Server::start();
     let token = server.admin_token();
-    let mut run = Run { server: &server, token, passed: 0, failed: Vec::new(), skipped: 0 };
-    for file in ["regex_tagger.jsonl", "regex_tagger_group.jsonl", "anonymizer.jsonl"] {
+    let mut run = Run {
+        server: &server,
+        token,
+        passed: 0,
+        failed: Vec::new(),
+        skipped: 0,
+    };
+    for file in [
+        "regex_tagger.jsonl",
+        "regex_tagger_group.jsonl",
+        "anonymizer.jsonl",
+    ] {
         for c in cases(file) {
             run.case(&c);
         }
@@ -128,6 +172,11 @@ fn reference_cases_over_http() {
     for f in &run.failed {
         eprintln!("FAILED {f}");
     }
-    println!("case conformance (http): {} passed, {} failed, {} skipped", run.passed, run.failed.len(), run.skipped);
+    println!(
+        "case conformance (http): {} passed, {} failed, {} skipped",
+        run.passed,
+        run.failed.len(),
+        run.skipped
+    );
     assert!(run.failed.is_empty(), "{} cases failed", run.failed.len());
 }

@@ -55,7 +55,11 @@ const GATED: &[&str] = &[
 ];
 
 fn scenarios_path() -> String {
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conformance/http/scenarios.json").to_string()
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/conformance/http/scenarios.json"
+    )
+    .to_string()
 }
 
 /// The first gated, not implemented segment among the scenario's step paths.
@@ -83,7 +87,10 @@ struct Vars {
 
 impl Vars {
     fn new() -> Vars {
-        Vars { map: HashMap::new(), re: Regex::new(r"\{([A-Za-z_][A-Za-z0-9_]*)\}").unwrap() }
+        Vars {
+            map: HashMap::new(),
+            re: Regex::new(r"\{([A-Za-z_][A-Za-z0-9_]*)\}").unwrap(),
+        }
     }
 
     fn text_of(v: &Value) -> String {
@@ -122,7 +129,11 @@ impl Vars {
                 Value::String(self.text(s, false))
             }
             Value::Array(a) => Value::Array(a.iter().map(|x| self.value(x)).collect()),
-            Value::Object(o) => Value::Object(o.iter().map(|(k, x)| (self.text(k, false), self.value(x))).collect()),
+            Value::Object(o) => Value::Object(
+                o.iter()
+                    .map(|(k, x)| (self.text(k, false), self.value(x)))
+                    .collect(),
+            ),
             other => other.clone(),
         }
     }
@@ -152,8 +163,14 @@ fn at<'a>(body: &'a Value, path: &str) -> Option<&'a Value> {
 fn json_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q)),
-        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).map_or(false, |w| json_eq(v, w))),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).map_or(false, |w| json_eq(v, w)))
+        }
         _ => a == b,
     }
 }
@@ -211,13 +228,18 @@ fn multipart(mp: &Value) -> (String, Vec<u8>) {
     let boundary = "----ta-conformance-boundary-7f3a9c";
     let mut out = Vec::new();
     for (name, v) in mp["fields"].as_object().into_iter().flatten() {
-        out.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n").as_bytes());
+        out.extend_from_slice(
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n")
+                .as_bytes(),
+        );
         out.extend_from_slice(Vars::text_of(v).as_bytes());
         out.extend_from_slice(b"\r\n");
     }
     for (name, f) in mp["files"].as_object().into_iter().flatten() {
         let filename = f["filename"].as_str().unwrap_or("file");
-        let ct = f["content_type"].as_str().unwrap_or("application/octet-stream");
+        let ct = f["content_type"]
+            .as_str()
+            .unwrap_or("application/octet-stream");
         out.extend_from_slice(
             format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{filename}\"\r\nContent-Type: {ct}\r\n\r\n").as_bytes(),
         );
@@ -235,26 +257,46 @@ fn build_request(step: &Value, vars: &Vars) -> Req {
     for (k, v) in step["headers"].as_object().into_iter().flatten() {
         headers.push((k.clone(), vars.text(&Vars::text_of(v), false)));
     }
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("accept")) {
+    if !headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("accept"))
+    {
         headers.push(("Accept".into(), "application/json".into()));
     }
     let body = if let Some(b) = step.get("body") {
-        Some(("application/json".to_string(), serde_json::to_vec(&vars.value(b)).unwrap()))
+        Some((
+            "application/json".to_string(),
+            serde_json::to_vec(&vars.value(b)).unwrap(),
+        ))
     } else if let Some(form) = step.get("form") {
         let mut ser = form_urlencoded::Serializer::new(String::new());
         for pair in vars.value(form).as_array().into_iter().flatten() {
             ser.append_pair(&Vars::text_of(&pair[0]), &Vars::text_of(&pair[1]));
         }
-        Some(("application/x-www-form-urlencoded".to_string(), ser.finish().into_bytes()))
+        Some((
+            "application/x-www-form-urlencoded".to_string(),
+            ser.finish().into_bytes(),
+        ))
     } else if let Some(mp) = step.get("multipart") {
         Some(multipart(&vars.value(mp)))
     } else if let Some(raw) = step.get("raw_body") {
-        let ct = step["content_type"].as_str().unwrap_or("application/octet-stream").to_string();
-        Some((ct, vars.text(raw.as_str().unwrap_or(""), false).into_bytes()))
+        let ct = step["content_type"]
+            .as_str()
+            .unwrap_or("application/octet-stream")
+            .to_string();
+        Some((
+            ct,
+            vars.text(raw.as_str().unwrap_or(""), false).into_bytes(),
+        ))
     } else {
         None
     };
-    Req { method, path, headers, body }
+    Req {
+        method,
+        path,
+        headers,
+        body,
+    }
 }
 
 fn send(server: &Server, req: &Req, base: &str) -> Result<Got, String> {
@@ -268,10 +310,20 @@ fn send(server: &Server, req: &Req, base: &str) -> Result<Got, String> {
     }
     let resp = r.send().map_err(|e| format!("request failed: {e}"))?;
     let status = resp.status().as_u16();
-    let content_type = resp.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    let content_type = resp
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
     let raw = resp.bytes().map_err(|e| e.to_string())?.to_vec();
     let json = serde_json::from_slice(&raw).ok();
-    Ok(Got { status, content_type, raw, json })
+    Ok(Got {
+        status,
+        content_type,
+        raw,
+        json,
+    })
 }
 
 // ---------------------------------------------------------------------------------------
@@ -292,7 +344,12 @@ fn check(step: &Value, got: &Got, vars: &Vars) -> Vec<String> {
     let mut errs = Vec::new();
     let null = Value::Null;
     let body = got.json.as_ref().unwrap_or(&null);
-    let body_text = || String::from_utf8_lossy(&got.raw).chars().take(600).collect::<String>();
+    let body_text = || {
+        String::from_utf8_lossy(&got.raw)
+            .chars()
+            .take(600)
+            .collect::<String>()
+    };
     let need_json = |what: &str, errs: &mut Vec<String>| {
         if got.json.is_none() {
             errs.push(format!("{what}: body is not JSON: {:?}", body_text()));
@@ -304,19 +361,32 @@ fn check(step: &Value, got: &Got, vars: &Vars) -> Vec<String> {
 
     if let Some(s) = step.get("expect_status").and_then(Value::as_u64) {
         if got.status as u64 != s {
-            errs.push(format!("status: expected {s}, got {} (body {})", got.status, body_text()));
+            errs.push(format!(
+                "status: expected {s}, got {} (body {})",
+                got.status,
+                body_text()
+            ));
         }
     }
     if let Some(list) = step.get("expect_status_in").and_then(Value::as_array) {
         if !list.iter().any(|s| s.as_u64() == Some(got.status as u64)) {
-            errs.push(format!("status: expected one of {}, got {} (body {})", show(&Value::Array(list.clone())), got.status, body_text()));
+            errs.push(format!(
+                "status: expected one of {}, got {} (body {})",
+                show(&Value::Array(list.clone())),
+                got.status,
+                body_text()
+            ));
         }
     }
     if let Some(exp) = step.get("expect_body") {
         if need_json("expect_body", &mut errs) {
             let exp = vars.value(exp);
             if !json_eq(&exp, body) {
-                errs.push(format!("body:\n      expected {}\n      got      {}", show(&exp), show(body)));
+                errs.push(format!(
+                    "body:\n      expected {}\n      got      {}",
+                    show(&exp),
+                    show(body)
+                ));
             }
         }
     }
@@ -340,21 +410,44 @@ fn check(step: &Value, got: &Got, vars: &Vars) -> Vec<String> {
     if let Some(keys) = step.get("expect_keys_subset").and_then(Value::as_array) {
         match body.as_object() {
             Some(o) => {
-                let missing: Vec<String> = keys.iter().map(Vars::text_of).filter(|k| !o.contains_key(k)).collect();
+                let missing: Vec<String> = keys
+                    .iter()
+                    .map(Vars::text_of)
+                    .filter(|k| !o.contains_key(k))
+                    .collect();
                 if !missing.is_empty() {
-                    errs.push(format!("keys subset: missing {missing:?} in {}", show(body)));
+                    errs.push(format!(
+                        "keys subset: missing {missing:?} in {}",
+                        show(body)
+                    ));
                 }
             }
-            None => errs.push(format!("keys subset: body is not an object: {}", body_text())),
+            None => errs.push(format!(
+                "keys subset: body is not an object: {}",
+                body_text()
+            )),
         }
     }
-    let map = |name: &str| -> Map<String, Value> { step.get(name).and_then(Value::as_object).cloned().unwrap_or_default() };
+    let map = |name: &str| -> Map<String, Value> {
+        step.get(name)
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    };
     for (path, exp) in map("expect_values") {
         let exp = vars.value(&exp);
         match at(body, &path) {
             Some(v) if json_eq(v, &exp) => {}
-            Some(v) => errs.push(format!("value at {path}: expected {}, got {}", show(&exp), show(v))),
-            None => errs.push(format!("value at {path}: missing (expected {}) in {}", show(&exp), show(body))),
+            Some(v) => errs.push(format!(
+                "value at {path}: expected {}, got {}",
+                show(&exp),
+                show(v)
+            )),
+            None => errs.push(format!(
+                "value at {path}: missing (expected {}) in {}",
+                show(&exp),
+                show(body)
+            )),
         }
     }
     for (path, ty) in map("expect_types") {
@@ -362,7 +455,10 @@ fn check(step: &Value, got: &Got, vars: &Vars) -> Vec<String> {
         match at(body, &path) {
             Some(v) if type_ok(v, ty) => {}
             Some(v) => errs.push(format!("type at {path}: expected {ty}, got {}", show(v))),
-            None => errs.push(format!("type at {path}: missing (expected {ty}) in {}", show(body))),
+            None => errs.push(format!(
+                "type at {path}: missing (expected {ty}) in {}",
+                show(body)
+            )),
         }
     }
     for (path, n) in map("expect_len") {
@@ -372,7 +468,10 @@ fn check(step: &Value, got: &Got, vars: &Vars) -> Vec<String> {
             _ => None,
         };
         if len.map(|l| l as u64) != n.as_u64() {
-            errs.push(format!("length at {path}: expected {n}, got {len:?} in {}", show(body)));
+            errs.push(format!(
+                "length at {path}: expected {n}, got {len:?} in {}",
+                show(body)
+            ));
         }
     }
     for (path, pat) in map("expect_patterns") {
@@ -388,15 +487,26 @@ fn check(step: &Value, got: &Got, vars: &Vars) -> Vec<String> {
         let opts = options.as_array().cloned().unwrap_or_default();
         match at(body, &path) {
             Some(v) if opts.iter().any(|o| json_eq(o, v)) => {}
-            v => errs.push(format!("one-of at {path}: {} not in {}", v.map_or("missing".into(), show), show(&options))),
+            v => errs.push(format!(
+                "one-of at {path}: {} not in {}",
+                v.map_or("missing".into(), show),
+                show(&options)
+            )),
         }
     }
     for (path, el) in map("expect_contains") {
         let el = vars.value(&el);
         match at(body, &path).and_then(Value::as_array) {
             Some(a) if a.iter().any(|x| json_eq(x, &el)) => {}
-            Some(a) => errs.push(format!("contains at {path}: no element equals {}\n      in {}", show(&el), show(&Value::Array(a.clone())))),
-            None => errs.push(format!("contains at {path}: not an array in {}", show(body))),
+            Some(a) => errs.push(format!(
+                "contains at {path}: no element equals {}\n      in {}",
+                show(&el),
+                show(&Value::Array(a.clone()))
+            )),
+            None => errs.push(format!(
+                "contains at {path}: not an array in {}",
+                show(body)
+            )),
         }
     }
     for (path, subs) in map("expect_not_contains") {
@@ -409,19 +519,32 @@ fn check(step: &Value, got: &Got, vars: &Vars) -> Vec<String> {
                     }
                 }
             }
-            None => errs.push(format!("not-contains at {path}: not a string in {}", show(body))),
+            None => errs.push(format!(
+                "not-contains at {path}: not a string in {}",
+                show(body)
+            )),
         }
     }
     for (path, other) in map("expect_not_equal") {
         let other = vars.value(&other);
         match at(body, &path) {
             Some(v) if !json_eq(v, &other) => {}
-            v => errs.push(format!("not-equal at {path}: got {}", v.map_or("missing".into(), show))),
+            v => errs.push(format!(
+                "not-equal at {path}: got {}",
+                v.map_or("missing".into(), show)
+            )),
         }
     }
     if let Some(ct) = step.get("expect_content_type").and_then(Value::as_str) {
-        if !got.content_type.to_ascii_lowercase().starts_with(&ct.to_ascii_lowercase()) {
-            errs.push(format!("content type: expected {ct}, got {:?}", got.content_type));
+        if !got
+            .content_type
+            .to_ascii_lowercase()
+            .starts_with(&ct.to_ascii_lowercase())
+        {
+            errs.push(format!(
+                "content type: expected {ct}, got {:?}",
+                got.content_type
+            ));
         }
     }
     errs
@@ -430,31 +553,55 @@ fn check(step: &Value, got: &Got, vars: &Vars) -> Vec<String> {
 /// Run one step (with its poll loop); returns the mismatches.
 fn run_step(server: &Server, step: &Value, vars: &mut Vars, base: &str) -> (Req, Vec<String>) {
     let req = build_request(step, vars);
-    let deadline = step.get("poll").map(|p| Instant::now() + Duration::from_secs_f64(p["timeout_s"].as_f64().unwrap_or(60.0)));
+    let deadline = step
+        .get("poll")
+        .map(|p| Instant::now() + Duration::from_secs_f64(p["timeout_s"].as_f64().unwrap_or(60.0)));
     let got = loop {
         let got = match send(server, &req, base) {
             Ok(g) => g,
             Err(e) => return (req, vec![e]),
         };
-        let Some(poll) = step.get("poll") else { break got };
+        let Some(poll) = step.get("poll") else {
+            break got;
+        };
         let until = vars.value(&poll["until"]);
         let path = until["path"].as_str().unwrap_or("$");
         let done = got
             .json
             .as_ref()
             .and_then(|b| at(b, path))
-            .map_or(false, |v| until["in"].as_array().into_iter().flatten().any(|w| json_eq(v, w)));
+            .map_or(false, |v| {
+                until["in"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|w| json_eq(v, w))
+            });
         if done {
             break got;
         }
         if Instant::now() >= deadline.unwrap() {
-            let last = got.json.as_ref().map_or_else(|| String::from_utf8_lossy(&got.raw).into_owned(), show);
-            return (req, vec![format!("poll timed out waiting for {path} in {}; last body {last}", show(&until["in"]))]);
+            let last = got
+                .json
+                .as_ref()
+                .map_or_else(|| String::from_utf8_lossy(&got.raw).into_owned(), show);
+            return (
+                req,
+                vec![format!(
+                    "poll timed out waiting for {path} in {}; last body {last}",
+                    show(&until["in"])
+                )],
+            );
         }
-        std::thread::sleep(Duration::from_secs_f64(poll["interval_s"].as_f64().unwrap_or(1.0)));
+        std::thread::sleep(Duration::from_secs_f64(
+            poll["interval_s"].as_f64().unwrap_or(1.0),
+        ));
     };
     let errs = check(step, &got, vars);
-    if let (Some(save), Some(body)) = (step.get("save").and_then(Value::as_object), got.json.as_ref()) {
+    if let (Some(save), Some(body)) = (
+        step.get("save").and_then(Value::as_object),
+        got.json.as_ref(),
+    ) {
         for (name, path) in save {
             match at(body, path.as_str().unwrap_or("$")) {
                 Some(v) => {
@@ -473,16 +620,29 @@ fn run_step(server: &Server, step: &Value, vars: &mut Vars, base: &str) -> (Req,
 
 #[test]
 fn http_conformance() {
-    let text = std::fs::read_to_string(scenarios_path()).expect("shared/conformance/http/scenarios.json is readable");
-    let scenarios: Vec<Value> = serde_json::from_str(&text).expect("scenarios.json is a JSON array");
+    let text = std::fs::read_to_string(scenarios_path())
+        .expect("shared/conformance/http/scenarios.json is readable");
+    let scenarios: Vec<Value> =
+        serde_json::from_str(&text).expect("scenarios.json is a JSON array");
     let skip_index = std::env::var("TA_CONFORMANCE_SKIP_INDEX").map_or(false, |v| v == "1");
 
     let server = Server::start();
     let base = server.base.clone();
     let mut vars = Vars::new();
-    vars.map.insert("base_url".into(), Value::String(base.clone()));
-    vars.map.insert("admin_password".into(), Value::String(ADMIN_PASSWORD.into()));
-    let run_id = format!("r{:x}", std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_micros() % 0xffff_ffff);
+    vars.map
+        .insert("base_url".into(), Value::String(base.clone()));
+    vars.map.insert(
+        "admin_password".into(),
+        Value::String(ADMIN_PASSWORD.into()),
+    );
+    let run_id = format!(
+        "r{:x}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_micros()
+            % 0xffff_ffff
+    );
     vars.map.insert("run_id".into(), Value::String(run_id));
 
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
@@ -495,7 +655,11 @@ fn http_conformance() {
             skip_lines.push(format!("  skipped {name}: `{kind}` not implemented"));
             continue;
         }
-        if skip_index && sc["tags"].as_array().map_or(false, |t| t.iter().any(|x| x == "index")) {
+        if skip_index
+            && sc["tags"]
+                .as_array()
+                .map_or(false, |t| t.iter().any(|x| x == "index"))
+        {
             skipped += 1;
             skip_lines.push(format!("  skipped {name}: tagged index"));
             continue;
@@ -505,7 +669,11 @@ fn http_conformance() {
             let (req, errs) = run_step(&server, step, &mut vars, &base);
             if !errs.is_empty() {
                 ok = false;
-                report.push(format!("FAILED {name} step {i}: {}\n    - {}", req.describe(), errs.join("\n    - ")));
+                report.push(format!(
+                    "FAILED {name} step {i}: {}\n    - {}",
+                    req.describe(),
+                    errs.join("\n    - ")
+                ));
             }
         }
         if ok {
@@ -521,7 +689,12 @@ fn http_conformance() {
     for r in &report {
         println!("{r}");
     }
-    assert_eq!(failed, 0, "http conformance: {passed} passed, {failed} failed, {skipped} skipped\n{}", report.join("\n"));
+    assert_eq!(
+        failed,
+        0,
+        "http conformance: {passed} passed, {failed} failed, {skipped} skipped\n{}",
+        report.join("\n")
+    );
 }
 
 /// The runner's own rules (placeholders, paths, comparison), without a server.
@@ -529,19 +702,37 @@ fn http_conformance() {
 fn runner_rules() {
     let mut vars = Vars::new();
     vars.map.insert("pk".into(), Value::from(7));
-    vars.map.insert("base_url".into(), Value::String("http://h:1/api/v1".into()));
+    vars.map
+        .insert("base_url".into(), Value::String("http://h:1/api/v1".into()));
     assert_eq!(vars.value(&Value::String("{pk}".into())), Value::from(7));
-    assert_eq!(vars.value(&Value::String("p{pk}".into())), Value::String("p7".into()));
-    assert_eq!(vars.text("{base_url}/x/{unknown}", false), "http://h:1/api/v1/x/{unknown}");
+    assert_eq!(
+        vars.value(&Value::String("p{pk}".into())),
+        Value::String("p7".into())
+    );
+    assert_eq!(
+        vars.text("{base_url}/x/{unknown}", false),
+        "http://h:1/api/v1/x/{unknown}"
+    );
     assert_eq!(vars.text("^{base_url}/$", true), r"^http://h:1/api/v1/$");
     let body: Value = serde_json::json!({"tags": [{"a": 1}, {"b": [5, 6]}]});
     assert_eq!(at(&body, "tags.1.b.1"), Some(&Value::from(6)));
     assert_eq!(at(&body, "$"), Some(&body));
     assert!(at(&body, "tags.5").is_none());
-    assert!(json_eq(&serde_json::json!({"x": 1, "y": [1.0]}), &serde_json::json!({"y": [1], "x": 1.0})));
-    assert!(!json_eq(&serde_json::json!([1, 2]), &serde_json::json!([2, 1])));
-    assert!(!json_eq(&serde_json::json!({"x": 1}), &serde_json::json!({"x": 1, "y": 2})));
-    assert!(type_ok(&serde_json::json!(3.0), "integer") && !type_ok(&serde_json::json!(3.5), "integer"));
+    assert!(json_eq(
+        &serde_json::json!({"x": 1, "y": [1.0]}),
+        &serde_json::json!({"y": [1], "x": 1.0})
+    ));
+    assert!(!json_eq(
+        &serde_json::json!([1, 2]),
+        &serde_json::json!([2, 1])
+    ));
+    assert!(!json_eq(
+        &serde_json::json!({"x": 1}),
+        &serde_json::json!({"x": 1, "y": 2})
+    ));
+    assert!(
+        type_ok(&serde_json::json!(3.0), "integer") && !type_ok(&serde_json::json!(3.5), "integer")
+    );
     assert!(type_ok(&Value::Null, "string|null"));
     assert!(missing_kind(&serde_json::json!({"steps": [{"path": "/projects/1/"}]})).is_none());
 }

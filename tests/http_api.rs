@@ -22,7 +22,14 @@ fn detail(msg: &str) -> Value {
 }
 
 /// A user object as the API renders it, after [`normalize`].
-fn user_body(base: &str, id: i64, username: &str, email: &str, superuser: bool, logged_in: bool) -> Value {
+fn user_body(
+    base: &str,
+    id: i64,
+    username: &str,
+    email: &str,
+    superuser: bool,
+    logged_in: bool,
+) -> Value {
     json!({
         "url": format!("{base}/users/{id}/"), "id": id, "username": username, "email": email,
         "date_joined": "<ts>", "is_superuser": superuser, "last_login": if logged_in { json!("<ts>") } else { Value::Null },
@@ -51,7 +58,19 @@ fn health_shape_both_generations() {
         keys.sort();
         assert_eq!(
             keys,
-            ["active_tasks", "cpu", "disk", "elastic", "gpu", "host", "memory", "mlp", "services", "toolkit", "version"],
+            [
+                "active_tasks",
+                "cpu",
+                "disk",
+                "elastic",
+                "gpu",
+                "host",
+                "memory",
+                "mlp",
+                "services",
+                "toolkit",
+                "version"
+            ],
             "top-level health keys"
         );
         for part in ["disk", "memory"] {
@@ -66,14 +85,24 @@ fn health_shape_both_generations() {
         assert_eq!(h["gpu"], h["host"]["gpu"]);
         assert!(h["gpu"]["count"].is_u64() && h["gpu"]["devices"].is_array());
         assert_eq!(h["active_tasks"], json!(0));
-        assert_eq!(h["toolkit"], json!({"version": h["version"], "active_tasks": 0}));
+        assert_eq!(
+            h["toolkit"],
+            json!({"version": h["version"], "active_tasks": 0})
+        );
         assert_eq!(h["version"], json!(env!("CARGO_PKG_VERSION")));
         assert_eq!(h["services"]["redis"], json!({"alive": true}));
         assert_eq!(h["services"]["elastic"], h["elastic"]);
         for svc in ["elastic", "mlp"] {
-            assert!(h[svc]["url"].is_string() && h[svc]["alive"].is_boolean(), "{svc}: {h}");
+            assert!(
+                h[svc]["url"].is_string() && h[svc]["alive"].is_boolean(),
+                "{svc}: {h}"
+            );
             // `status` is present exactly when the service is alive.
-            assert_eq!(h[svc].get("status").is_some(), h[svc]["alive"] == json!(true), "{svc}.status iff alive: {h}");
+            assert_eq!(
+                h[svc].get("status").is_some(),
+                h[svc]["alive"] == json!(true),
+                "{svc}.status iff alive: {h}"
+            );
         }
     }
 }
@@ -86,10 +115,15 @@ fn health_methods_and_tokens() {
     for m in ["POST", "PUT", "PATCH", "DELETE"] {
         let r = s.call(m, "/health/", None, None);
         r.expect(405, detail(&format!("Method \"{m}\" not allowed.")));
-        assert!(r.header("allow").contains("GET"), "Allow header lists GET: {:?}", r.headers);
+        assert!(
+            r.header("allow").contains("GET"),
+            "Allow header lists GET: {:?}",
+            r.headers
+        );
     }
     // A bad token fails even on an open endpoint; a good one is fine.
-    s.get("/health/", Some("0000000000000000000000000000000000000000")).expect(403, detail("Invalid token."));
+    s.get("/health/", Some("0000000000000000000000000000000000000000"))
+        .expect(403, detail("Invalid token."));
     let t = s.admin_token();
     assert_eq!(s.get("/health/", Some(&t)).status, 200);
 }
@@ -101,30 +135,64 @@ fn health_methods_and_tokens() {
 #[test]
 fn registration_login_and_user() {
     let s = Server::start();
-    let r = register_raw(&s, reg("alice", "alice@example.com", USER_PASSWORD, USER_PASSWORD));
+    let r = register_raw(
+        &s,
+        reg("alice", "alice@example.com", USER_PASSWORD, USER_PASSWORD),
+    );
     let key = r.ok(201)["key"].as_str().unwrap().to_string();
     assert!(common::is_token(&key), "key is 40 lower-case hex: {key}");
     assert_eq!(normalize(&r.json()), json!({"key": "<token>"}));
-    assert!(r.header("set-cookie").starts_with("sessionid="), "registration starts a session");
+    assert!(
+        r.header("set-cookie").starts_with("sessionid="),
+        "registration starts a session"
+    );
     assert!(r.header("content-type").starts_with("application/json"));
 
     // Login returns the same token, by username or by e-mail.
-    s.post("/rest-auth/login/", None, &json!({"username": "alice", "password": USER_PASSWORD})).expect(200, json!({"key": key}));
-    s.post("/rest-auth/login/", None, &json!({"email": "alice@example.com", "password": USER_PASSWORD})).expect(200, json!({"key": key}));
+    s.post(
+        "/rest-auth/login/",
+        None,
+        &json!({"username": "alice", "password": USER_PASSWORD}),
+    )
+    .expect(200, json!({"key": key}));
+    s.post(
+        "/rest-auth/login/",
+        None,
+        &json!({"email": "alice@example.com", "password": USER_PASSWORD}),
+    )
+    .expect(200, json!({"key": key}));
 
     let me = s.get("/rest-auth/user/", Some(&key)).ok(200);
-    assert_eq!(normalize(&me), user_body(&s.base, 2, "alice", "alice@example.com", false, true));
-    assert!(common::is_timestamp(me["date_joined"].as_str().unwrap()), "UTC, microseconds, Z: {me}");
+    assert_eq!(
+        normalize(&me),
+        user_body(&s.base, 2, "alice", "alice@example.com", false, true)
+    );
+    assert!(
+        common::is_timestamp(me["date_joined"].as_str().unwrap()),
+        "UTC, microseconds, Z: {me}"
+    );
 
     // The admin is user 1, a superuser.
     let at = s.admin_token();
-    assert_eq!(normalize(&s.me(&at)), user_body(&s.base, 1, "admin", "", true, true));
+    assert_eq!(
+        normalize(&s.me(&at)),
+        user_body(&s.base, 1, "admin", "", true, true)
+    );
 
     // The session cookie authenticates too.
-    let login = s.post("/rest-auth/login/", None, &json!({"username": "alice", "password": USER_PASSWORD}));
+    let login = s.post(
+        "/rest-auth/login/",
+        None,
+        &json!({"username": "alice", "password": USER_PASSWORD}),
+    );
     let cookie = login.header("set-cookie");
     let session = cookie.split(';').next().unwrap().to_string();
-    let r = Resp::from(s.request("GET", "/rest-auth/user/").header("Cookie", session).send().unwrap());
+    let r = Resp::from(
+        s.request("GET", "/rest-auth/user/")
+            .header("Cookie", session)
+            .send()
+            .unwrap(),
+    );
     assert_eq!(r.ok(200)["username"], "alice");
 }
 
@@ -134,24 +202,54 @@ fn registration_validation_messages() {
     s.register("alice");
     let p = USER_PASSWORD;
     let cases: Vec<(Value, Value)> = vec![
-        (json!({"password1": p, "password2": p}), json!({"username": ["This field is required."]})),
+        (
+            json!({"password1": p, "password2": p}),
+            json!({"username": ["This field is required."]}),
+        ),
         (
             json!({}),
             json!({"username": ["This field is required."], "password1": ["This field is required."], "password2": ["This field is required."]}),
         ),
-        (reg("alice", "", p, p), json!({"username": ["A user with that username already exists."]})),
-        (reg("ALICE", "", p, p), json!({"username": ["A user with that username already exists."]})),
+        (
+            reg("alice", "", p, p),
+            json!({"username": ["A user with that username already exists."]}),
+        ),
+        (
+            reg("ALICE", "", p, p),
+            json!({"username": ["A user with that username already exists."]}),
+        ),
         (
             reg("bad name!", "", p, p),
             json!({"username": ["Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters."]}),
         ),
-        (reg(&"u".repeat(151), "", p, p), json!({"username": ["Ensure this field has no more than 150 characters."]})),
-        (reg("bob", "not-an-address", p, p), json!({"email": ["Enter a valid email address."]})),
-        (reg("bob", "alice@example.com", p, p), json!({"email": ["A user is already registered with this e-mail address."]})),
-        (reg("bob", "", "abc", "abc"), json!({"password1": ["Password must be a minimum of 6 characters."]})),
-        (reg("bob", "", "xq7kp2z", "xq7kp2z"), json!({"password1": ["This password is too short. It must contain at least 8 characters."]})),
-        (reg("bob", "", "password", "password"), json!({"password1": ["This password is too common."]})),
-        (reg("bob", "", "83920175", "83920175"), json!({"password1": ["This password is entirely numeric."]})),
+        (
+            reg(&"u".repeat(151), "", p, p),
+            json!({"username": ["Ensure this field has no more than 150 characters."]}),
+        ),
+        (
+            reg("bob", "not-an-address", p, p),
+            json!({"email": ["Enter a valid email address."]}),
+        ),
+        (
+            reg("bob", "alice@example.com", p, p),
+            json!({"email": ["A user is already registered with this e-mail address."]}),
+        ),
+        (
+            reg("bob", "", "abc", "abc"),
+            json!({"password1": ["Password must be a minimum of 6 characters."]}),
+        ),
+        (
+            reg("bob", "", "xq7kp2z", "xq7kp2z"),
+            json!({"password1": ["This password is too short. It must contain at least 8 characters."]}),
+        ),
+        (
+            reg("bob", "", "password", "password"),
+            json!({"password1": ["This password is too common."]}),
+        ),
+        (
+            reg("bob", "", "83920175", "83920175"),
+            json!({"password1": ["This password is entirely numeric."]}),
+        ),
         (
             reg("bob", "", "1234567", "1234567"),
             json!({"password1": [
@@ -160,9 +258,15 @@ fn registration_validation_messages() {
                 "This password is entirely numeric."
             ]}),
         ),
-        (reg("bob", "", p, "Other-Pass-77"), json!({"non_field_errors": ["The two password fields didn't match."]})),
+        (
+            reg("bob", "", p, "Other-Pass-77"),
+            json!({"non_field_errors": ["The two password fields didn't match."]}),
+        ),
         // The mismatch is checked only after every field is valid.
-        (reg("bob", "nope", p, "Other-Pass-77"), json!({"email": ["Enter a valid email address."]})),
+        (
+            reg("bob", "nope", p, "Other-Pass-77"),
+            json!({"email": ["Enter a valid email address."]}),
+        ),
         (
             json!({"username": "", "password1": p, "password2": p}),
             json!({"username": ["This field may not be blank."]}),
@@ -178,7 +282,11 @@ fn registration_validation_messages() {
     }
     // An empty e-mail is not unique-checked, and the allowed username characters work.
     for name in ["bob", "c.a+r-o_l@x"] {
-        assert_eq!(register_raw(&s, reg(name, "", p, p)).status, 201, "register {name}");
+        assert_eq!(
+            register_raw(&s, reg(name, "", p, p)).status,
+            201,
+            "register {name}"
+        );
     }
 }
 
@@ -188,14 +296,30 @@ fn login_validation_messages() {
     s.register("alice");
     let bad = json!({"non_field_errors": ["Unable to log in with provided credentials."]});
     let cases = [
-        (json!({"username": "alice"}), json!({"password": ["This field is required."]})),
-        (json!({"username": "alice", "password": "wrong-Pass-1"}), bad.clone()),
-        (json!({"username": "nobody", "password": USER_PASSWORD}), bad.clone()),
-        (json!({"email": "nobody@example.com", "password": USER_PASSWORD}), bad.clone()),
-        (json!({"password": USER_PASSWORD}), json!({"non_field_errors": ["Must include \"username\" and \"password\"."]})),
+        (
+            json!({"username": "alice"}),
+            json!({"password": ["This field is required."]}),
+        ),
+        (
+            json!({"username": "alice", "password": "wrong-Pass-1"}),
+            bad.clone(),
+        ),
+        (
+            json!({"username": "nobody", "password": USER_PASSWORD}),
+            bad.clone(),
+        ),
+        (
+            json!({"email": "nobody@example.com", "password": USER_PASSWORD}),
+            bad.clone(),
+        ),
+        (
+            json!({"password": USER_PASSWORD}),
+            json!({"non_field_errors": ["Must include \"username\" and \"password\"."]}),
+        ),
     ];
     for (body, expected) in cases {
-        s.post("/rest-auth/login/", None, &body).expect(400, expected);
+        s.post("/rest-auth/login/", None, &body)
+            .expect(400, expected);
     }
 }
 
@@ -206,10 +330,13 @@ fn logout_revokes_token() {
     let r = s.get("/rest-auth/logout/", Some(&t));
     r.expect(405, detail("Method \"GET\" not allowed."));
     assert!(r.header("allow").contains("POST"), "{:?}", r.headers);
-    s.post("/rest-auth/logout/", Some(&t), &json!({})).expect(200, detail("Successfully logged out."));
-    s.get("/projects/", Some(&t)).expect(403, detail("Invalid token."));
+    s.post("/rest-auth/logout/", Some(&t), &json!({}))
+        .expect(200, detail("Successfully logged out."));
+    s.get("/projects/", Some(&t))
+        .expect(403, detail("Invalid token."));
     // Anonymous callers get the same answer.
-    s.post("/rest-auth/logout/", None, &json!({})).expect(200, detail("Successfully logged out."));
+    s.post("/rest-auth/logout/", None, &json!({}))
+        .expect(200, detail("Successfully logged out."));
     let t2 = s.login("alice", USER_PASSWORD);
     assert_ne!(t, t2, "the next login issues a new key");
     s.get("/projects/", Some(&t2)).expect(200, json!([]));
@@ -219,14 +346,32 @@ fn logout_revokes_token() {
 fn rest_auth_user_only_email_changes() {
     let s = Server::start();
     let t = s.register("alice");
-    let me = s.patch("/rest-auth/user/", Some(&t), &json!({"email": "new@example.com", "is_superuser": true, "username": "mallory"})).ok(200);
-    assert_eq!(normalize(&me), user_body(&s.base, 2, "alice", "new@example.com", false, true));
-    let me = s.put("/rest-auth/user/", Some(&t), &json!({"email": "put@example.com"})).ok(200);
+    let me = s
+        .patch(
+            "/rest-auth/user/",
+            Some(&t),
+            &json!({"email": "new@example.com", "is_superuser": true, "username": "mallory"}),
+        )
+        .ok(200);
+    assert_eq!(
+        normalize(&me),
+        user_body(&s.base, 2, "alice", "new@example.com", false, true)
+    );
+    let me = s
+        .put(
+            "/rest-auth/user/",
+            Some(&t),
+            &json!({"email": "put@example.com"}),
+        )
+        .ok(200);
     assert_eq!(me["email"], "put@example.com");
-    s.patch("/rest-auth/user/", Some(&t), &json!({"email": "bad"})).expect(400, json!({"email": ["Enter a valid email address."]}));
-    s.get("/rest-auth/user/", None).expect(403, detail(AUTH_MISSING));
+    s.patch("/rest-auth/user/", Some(&t), &json!({"email": "bad"}))
+        .expect(400, json!({"email": ["Enter a valid email address."]}));
+    s.get("/rest-auth/user/", None)
+        .expect(403, detail(AUTH_MISSING));
     // Still not a superuser.
-    s.post("/projects/", Some(&t), &json!({"title": "x", "users": []})).expect(403, detail(NO_PERMISSION));
+    s.post("/projects/", Some(&t), &json!({"title": "x", "users": []}))
+        .expect(403, detail(NO_PERMISSION));
 }
 
 #[test]
@@ -234,21 +379,48 @@ fn password_change() {
     let s = Server::start();
     let t = s.register("alice");
     let path = "/rest-auth/password/change/";
-    s.post(path, None, &json!({})).expect(403, detail(AUTH_MISSING));
+    s.post(path, None, &json!({}))
+        .expect(403, detail(AUTH_MISSING));
     s.post(path, Some(&t), &json!({})).expect(
         400,
         json!({"new_password1": ["This field is required."], "new_password2": ["This field is required."]}),
     );
-    s.post(path, Some(&t), &json!({"new_password1": "Brand-New-Pass-5", "new_password2": "Brand-New-Pass-6"}))
-        .expect(400, json!({"new_password2": ["The two password fields didn't match."]}));
-    s.post(path, Some(&t), &json!({"new_password1": "password", "new_password2": "password"}))
-        .expect(400, json!({"new_password1": ["This password is too common."]}));
-    s.post(path, Some(&t), &json!({"new_password1": "Brand-New-Pass-5", "new_password2": "Brand-New-Pass-5"}))
-        .expect(200, detail("New password has been saved."));
+    s.post(
+        path,
+        Some(&t),
+        &json!({"new_password1": "Brand-New-Pass-5", "new_password2": "Brand-New-Pass-6"}),
+    )
+    .expect(
+        400,
+        json!({"new_password2": ["The two password fields didn't match."]}),
+    );
+    s.post(
+        path,
+        Some(&t),
+        &json!({"new_password1": "password", "new_password2": "password"}),
+    )
+    .expect(
+        400,
+        json!({"new_password1": ["This password is too common."]}),
+    );
+    s.post(
+        path,
+        Some(&t),
+        &json!({"new_password1": "Brand-New-Pass-5", "new_password2": "Brand-New-Pass-5"}),
+    )
+    .expect(200, detail("New password has been saved."));
     // The token stays valid; the new password works, the old one not.
     assert_eq!(s.me(&t)["username"], "alice");
     assert_eq!(s.login("alice", "Brand-New-Pass-5"), t);
-    assert_eq!(s.post("/rest-auth/login/", None, &json!({"username": "alice", "password": USER_PASSWORD})).status, 400);
+    assert_eq!(
+        s.post(
+            "/rest-auth/login/",
+            None,
+            &json!({"username": "alice", "password": USER_PASSWORD})
+        )
+        .status,
+        400
+    );
 }
 
 #[test]
@@ -256,28 +428,65 @@ fn password_reset_and_verify_email() {
     let s = Server::start();
     s.register("alice");
     let sent = detail("Password reset e-mail has been sent.");
-    s.post("/rest-auth/password/reset/", None, &json!({"email": "nobody@example.com"})).expect(200, sent.clone());
-    s.post("/rest-auth/password/reset/", None, &json!({"email": "alice@example.com"})).expect(200, sent);
-    s.post("/rest-auth/password/reset/", None, &json!({"email": "bad"})).expect(400, json!({"email": ["Enter a valid email address."]}));
-    s.post("/rest-auth/password/reset/", None, &json!({})).expect(400, json!({"email": ["This field is required."]}));
+    s.post(
+        "/rest-auth/password/reset/",
+        None,
+        &json!({"email": "nobody@example.com"}),
+    )
+    .expect(200, sent.clone());
+    s.post(
+        "/rest-auth/password/reset/",
+        None,
+        &json!({"email": "alice@example.com"}),
+    )
+    .expect(200, sent);
+    s.post("/rest-auth/password/reset/", None, &json!({"email": "bad"}))
+        .expect(400, json!({"email": ["Enter a valid email address."]}));
+    s.post("/rest-auth/password/reset/", None, &json!({}))
+        .expect(400, json!({"email": ["This field is required."]}));
     // ta logs the mail (uid and token) on stderr instead of sending it.
     let log = s.stderr();
-    let line = log.lines().find(|l| l.contains("alice@example.com") && l.contains("uid=")).unwrap_or_else(|| panic!("reset mail logged: {log}"));
-    let field = |name: &str| line.split(&format!("{name}=")).nth(1).unwrap().split_whitespace().next().unwrap().to_string();
+    let line = log
+        .lines()
+        .find(|l| l.contains("alice@example.com") && l.contains("uid="))
+        .unwrap_or_else(|| panic!("reset mail logged: {log}"));
+    let field = |name: &str| {
+        line.split(&format!("{name}="))
+            .nth(1)
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string()
+    };
     let (uid, token) = (field("uid"), field("token"));
 
     let confirm = "/rest-auth/password/reset/confirm/";
     let body = |uid: &str, token: &str| json!({"uid": uid, "token": token, "new_password1": "Reset-Pass-31", "new_password2": "Reset-Pass-31"});
-    s.post(confirm, None, &body("zzzz", &token)).expect(400, json!({"uid": ["Invalid value"]}));
-    s.post(confirm, None, &body(&uid, "bad-token")).expect(400, json!({"token": ["Invalid value"]}));
+    s.post(confirm, None, &body("zzzz", &token))
+        .expect(400, json!({"uid": ["Invalid value"]}));
+    s.post(confirm, None, &body(&uid, "bad-token"))
+        .expect(400, json!({"token": ["Invalid value"]}));
     let mismatch = json!({"uid": uid, "token": token, "new_password1": "Reset-Pass-31", "new_password2": "Reset-Pass-32"});
-    s.post(confirm, None, &mismatch).expect(400, json!({"new_password2": ["The two password fields didn't match."]}));
-    s.post(confirm, None, &body(&uid, &token)).expect(200, detail("Password has been reset with the new password."));
+    s.post(confirm, None, &mismatch).expect(
+        400,
+        json!({"new_password2": ["The two password fields didn't match."]}),
+    );
+    s.post(confirm, None, &body(&uid, &token)).expect(
+        200,
+        detail("Password has been reset with the new password."),
+    );
     s.login("alice", "Reset-Pass-31");
     // A used token no longer works (it depends on the password).
-    s.post(confirm, None, &body(&uid, &token)).expect(400, json!({"token": ["Invalid value"]}));
+    s.post(confirm, None, &body(&uid, &token))
+        .expect(400, json!({"token": ["Invalid value"]}));
 
-    s.post("/rest-auth/registration/verify-email/", None, &json!({"key": "abc"})).expect(200, detail("ok"));
+    s.post(
+        "/rest-auth/registration/verify-email/",
+        None,
+        &json!({"key": "abc"}),
+    )
+    .expect(200, detail("ok"));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -292,9 +501,21 @@ fn authentication_error_table() {
         (None, 403, AUTH_MISSING),
         (Some(format!("Bearer {t}")), 403, AUTH_MISSING),
         (Some("Basic YWRtaW46MTIzNA==".into()), 403, AUTH_MISSING),
-        (Some("Token 0000000000000000000000000000000000000000".into()), 403, "Invalid token."),
-        (Some("Token".into()), 403, "Invalid token header. No credentials provided."),
-        (Some("Token a b".into()), 403, "Invalid token header. Token string should not contain spaces."),
+        (
+            Some("Token 0000000000000000000000000000000000000000".into()),
+            403,
+            "Invalid token.",
+        ),
+        (
+            Some("Token".into()),
+            403,
+            "Invalid token header. No credentials provided.",
+        ),
+        (
+            Some("Token a b".into()),
+            403,
+            "Invalid token header. Token string should not contain spaces.",
+        ),
     ];
     for (auth, status, msg) in cases {
         let mut r = s.request("GET", "/projects/");
@@ -303,15 +524,32 @@ fn authentication_error_table() {
         }
         let r = Resp::from(r.send().unwrap());
         r.expect(status, detail(msg));
-        assert!(r.headers.get("www-authenticate").is_none(), "no WWW-Authenticate header for {auth:?}");
+        assert!(
+            r.headers.get("www-authenticate").is_none(),
+            "no WWW-Authenticate header for {auth:?}"
+        );
     }
     // The keyword is case-insensitive.
     for kw in ["token", "TOKEN", "Token"] {
-        let r = Resp::from(s.request("GET", "/projects/").header("Authorization", format!("{kw} {t}")).send().unwrap());
+        let r = Resp::from(
+            s.request("GET", "/projects/")
+                .header("Authorization", format!("{kw} {t}"))
+                .send()
+                .unwrap(),
+        );
         r.expect(200, json!([]));
     }
     // Every protected route refuses anonymous callers with 403.
-    for path in ["/", "/users/", "/users/1/", "/projects/", "/projects/1/", "/projects/1/get_indices/", "/rest-auth/user/", "/tasks/"] {
+    for path in [
+        "/",
+        "/users/",
+        "/users/1/",
+        "/projects/",
+        "/projects/1/",
+        "/projects/1/get_indices/",
+        "/rest-auth/user/",
+        "/tasks/",
+    ] {
         s.get(path, None).expect(403, detail(AUTH_MISSING));
     }
 }
@@ -342,32 +580,74 @@ fn users_visibility_and_writes() {
     assert_eq!(s.get("/users/?page=7&page_size=1", Some(&at)).ok(200), all);
 
     // A non-superuser sees only themselves.
-    assert_eq!(normalize(&s.get("/users/", Some(&alice)).ok(200)), json!([user_body(&b, 2, "alice", "alice@example.com", false, true)]));
-    assert_eq!(normalize(&s.get("/users/2/", Some(&alice)).ok(200)), user_body(&b, 2, "alice", "alice@example.com", false, true));
-    s.get("/users/1/", Some(&alice)).expect(404, detail(NOT_FOUND));
-    s.get("/users/3/", Some(&alice)).expect(404, detail(NOT_FOUND));
-    s.get("/users/99/", Some(&at)).expect(404, detail(NOT_FOUND));
-    s.get("/users/abc/", Some(&at)).expect(404, detail(NOT_FOUND));
+    assert_eq!(
+        normalize(&s.get("/users/", Some(&alice)).ok(200)),
+        json!([user_body(&b, 2, "alice", "alice@example.com", false, true)])
+    );
+    assert_eq!(
+        normalize(&s.get("/users/2/", Some(&alice)).ok(200)),
+        user_body(&b, 2, "alice", "alice@example.com", false, true)
+    );
+    s.get("/users/1/", Some(&alice))
+        .expect(404, detail(NOT_FOUND));
+    s.get("/users/3/", Some(&alice))
+        .expect(404, detail(NOT_FOUND));
+    s.get("/users/99/", Some(&at))
+        .expect(404, detail(NOT_FOUND));
+    s.get("/users/abc/", Some(&at))
+        .expect(404, detail(NOT_FOUND));
 
     // Writes need a superuser; user 1 is untouchable.
-    s.patch("/users/2/", Some(&alice), &json!({"is_superuser": true})).expect(403, detail(NO_PERMISSION));
-    s.delete("/users/3/", Some(&alice)).expect(403, detail(NO_PERMISSION));
-    s.patch("/users/1/", Some(&at), &json!({"is_superuser": false})).expect(403, detail(NO_PERMISSION));
-    s.put("/users/1/", Some(&at), &json!({"is_superuser": false})).expect(403, detail(NO_PERMISSION));
-    s.delete("/users/1/", Some(&at)).expect(403, detail(NO_PERMISSION));
-    s.patch("/users/2/", Some(&at), &json!({"is_superuser": "maybe"})).expect(400, json!({"is_superuser": ["Must be a valid boolean."]}));
+    s.patch("/users/2/", Some(&alice), &json!({"is_superuser": true}))
+        .expect(403, detail(NO_PERMISSION));
+    s.delete("/users/3/", Some(&alice))
+        .expect(403, detail(NO_PERMISSION));
+    s.patch("/users/1/", Some(&at), &json!({"is_superuser": false}))
+        .expect(403, detail(NO_PERMISSION));
+    s.put("/users/1/", Some(&at), &json!({"is_superuser": false}))
+        .expect(403, detail(NO_PERMISSION));
+    s.delete("/users/1/", Some(&at))
+        .expect(403, detail(NO_PERMISSION));
+    s.patch("/users/2/", Some(&at), &json!({"is_superuser": "maybe"}))
+        .expect(400, json!({"is_superuser": ["Must be a valid boolean."]}));
 
-    let up = s.patch("/users/2/", Some(&at), &json!({"is_superuser": "yes"})).ok(200);
-    assert_eq!(normalize(&up), user_body(&b, 2, "alice", "alice@example.com", true, true));
+    let up = s
+        .patch("/users/2/", Some(&at), &json!({"is_superuser": "yes"}))
+        .ok(200);
+    assert_eq!(
+        normalize(&up),
+        user_body(&b, 2, "alice", "alice@example.com", true, true)
+    );
     // Alice is now a superuser: she sees everyone.
-    assert_eq!(s.get("/users/", Some(&alice)).ok(200).as_array().unwrap().len(), 3);
-    let up = s.put("/users/2/", Some(&at), &json!({"is_superuser": false})).ok(200);
+    assert_eq!(
+        s.get("/users/", Some(&alice))
+            .ok(200)
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    let up = s
+        .put("/users/2/", Some(&at), &json!({"is_superuser": false}))
+        .ok(200);
     assert_eq!(up["is_superuser"], false);
 
     let r = s.delete("/users/3/", Some(&at));
-    assert_eq!((r.status, r.text.as_str()), (204, ""), "delete answers 204 with an empty body");
+    assert_eq!(
+        (r.status, r.text.as_str()),
+        (204, ""),
+        "delete answers 204 with an empty body"
+    );
     s.get("/users/3/", Some(&at)).expect(404, detail(NOT_FOUND));
-    assert_eq!(s.post("/rest-auth/login/", None, &json!({"username": "bob", "password": USER_PASSWORD})).status, 400);
+    assert_eq!(
+        s.post(
+            "/rest-auth/login/",
+            None,
+            &json!({"username": "bob", "password": USER_PASSWORD})
+        )
+        .status,
+        400
+    );
 
     let r = s.post("/users/", Some(&at), &json!({}));
     r.expect(405, detail("Method \"POST\" not allowed."));
@@ -392,13 +672,24 @@ fn project_world() -> ProjectWorld {
     let alice = s.register("alice");
     let eve = s.register("eve");
     let b = s.base.clone();
-    s.create_project(&admin, "Alpha", &[&format!("{b}/users/1/"), &format!("{b}/users/2/")]);
-    ProjectWorld { s, admin, alice, eve }
+    s.create_project(
+        &admin,
+        "Alpha",
+        &[&format!("{b}/users/1/"), &format!("{b}/users/2/")],
+    );
+    ProjectWorld {
+        s,
+        admin,
+        alice,
+        eve,
+    }
 }
 
 #[test]
 fn project_crud_whole_bodies() {
-    let ProjectWorld { s, admin, alice, .. } = project_world();
+    let ProjectWorld {
+        s, admin, alice, ..
+    } = project_world();
     let b = s.base.clone();
     let alpha = project_body(&b, 1, "Alpha", "admin", &[1, 2], &[]);
     assert_eq!(s.get("/projects/1/", Some(&alice)).ok(200), alpha);
@@ -408,33 +699,79 @@ fn project_crud_whole_bodies() {
     // added automatically.
     let r = s.post("/projects/", Some(&admin), &json!({"title": "Beta", "users": ["/api/v1/users/3/", format!("{b}/users/2/")], "indices": []}));
     r.expect(201, project_body(&b, 2, "Beta", "admin", &[2, 3], &[]));
-    let r = s.post("/projects/", Some(&admin), &json!({"title": "gamma", "users": []}));
+    let r = s.post(
+        "/projects/",
+        Some(&admin),
+        &json!({"title": "gamma", "users": []}),
+    );
     r.expect(201, project_body(&b, 3, "gamma", "admin", &[], &[]));
 
     // Lists are plain arrays, ascending id, only the caller's projects for members.
-    let all = json!([alpha, project_body(&b, 2, "Beta", "admin", &[2, 3], &[]), project_body(&b, 3, "gamma", "admin", &[], &[])]);
+    let all = json!([
+        alpha,
+        project_body(&b, 2, "Beta", "admin", &[2, 3], &[]),
+        project_body(&b, 3, "gamma", "admin", &[], &[])
+    ]);
     assert_eq!(s.get("/projects/", Some(&admin)).ok(200), all);
-    assert_eq!(s.get("/projects/?page=9&page_size=1", Some(&admin)).ok(200), all, "/projects/ is not paginated");
+    assert_eq!(
+        s.get("/projects/?page=9&page_size=1", Some(&admin)).ok(200),
+        all,
+        "/projects/ is not paginated"
+    );
     assert_eq!(
         s.get("/projects/", Some(&alice)).ok(200),
         json!([alpha, project_body(&b, 2, "Beta", "admin", &[2, 3], &[])])
     );
     // Filter (case-insensitive substring) and ordering.
-    assert_eq!(s.get("/projects/?title=ALP", Some(&admin)).ok(200), json!([alpha]));
-    let ids = |v: Value| v.as_array().unwrap().iter().map(|p| p["id"].as_i64().unwrap()).collect::<Vec<_>>();
-    assert_eq!(ids(s.get("/projects/?ordering=-id", Some(&admin)).ok(200)), [3, 2, 1]);
-    assert_eq!(ids(s.get("/projects/?ordering=title", Some(&admin)).ok(200)), [1, 2, 3]);
-    assert_eq!(ids(s.get("/projects/?ordering=-users_count,id", Some(&admin)).ok(200)), [1, 2, 3]);
-    assert_eq!(ids(s.get("/projects/?ordering=no_such_field", Some(&admin)).ok(200)), [1, 2, 3]);
+    assert_eq!(
+        s.get("/projects/?title=ALP", Some(&admin)).ok(200),
+        json!([alpha])
+    );
+    let ids = |v: Value| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["id"].as_i64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        ids(s.get("/projects/?ordering=-id", Some(&admin)).ok(200)),
+        [3, 2, 1]
+    );
+    assert_eq!(
+        ids(s.get("/projects/?ordering=title", Some(&admin)).ok(200)),
+        [1, 2, 3]
+    );
+    assert_eq!(
+        ids(s
+            .get("/projects/?ordering=-users_count,id", Some(&admin))
+            .ok(200)),
+        [1, 2, 3]
+    );
+    assert_eq!(
+        ids(s
+            .get("/projects/?ordering=no_such_field", Some(&admin))
+            .ok(200)),
+        [1, 2, 3]
+    );
 
     // PATCH changes only the given fields; changing users replaces the member set.
     let r = s.patch("/projects/2/", Some(&admin), &json!({"title": "Beta 2"}));
     r.expect(200, project_body(&b, 2, "Beta 2", "admin", &[2, 3], &[]));
-    let r = s.patch("/projects/2/", Some(&admin), &json!({"users": [format!("{b}/users/1/")]}));
+    let r = s.patch(
+        "/projects/2/",
+        Some(&admin),
+        &json!({"users": [format!("{b}/users/1/")]}),
+    );
     r.expect(200, project_body(&b, 2, "Beta 2", "admin", &[1], &[]));
     // PUT needs every required field.
-    s.put("/projects/2/", Some(&admin), &json!({"title": "Beta 3"})).expect(400, json!({"users": ["This field is required."]}));
-    let r = s.put("/projects/2/", Some(&admin), &json!({"title": "Beta 3", "users": []}));
+    s.put("/projects/2/", Some(&admin), &json!({"title": "Beta 3"}))
+        .expect(400, json!({"users": ["This field is required."]}));
+    let r = s.put(
+        "/projects/2/",
+        Some(&admin),
+        &json!({"title": "Beta 3", "users": []}),
+    );
     r.expect(200, project_body(&b, 2, "Beta 3", "admin", &[], &[]));
 
     let r = s.get("/projects/1/get_indices/", Some(&alice));
@@ -442,32 +779,62 @@ fn project_crud_whole_bodies() {
 
     let r = s.delete("/projects/3/", Some(&admin));
     assert_eq!((r.status, r.text.as_str()), (204, ""));
-    s.get("/projects/3/", Some(&admin)).expect(404, detail(NOT_FOUND));
-    s.delete("/projects/3/", Some(&admin)).expect(404, detail(NOT_FOUND));
+    s.get("/projects/3/", Some(&admin))
+        .expect(404, detail(NOT_FOUND));
+    s.delete("/projects/3/", Some(&admin))
+        .expect(404, detail(NOT_FOUND));
 }
 
 #[test]
 fn project_permissions() {
-    let ProjectWorld { s, admin, alice, eve } = project_world();
+    let ProjectWorld {
+        s,
+        admin,
+        alice,
+        eve,
+    } = project_world();
     let b = s.base.clone();
     let users = json!([format!("{b}/users/2/")]);
     // Only superusers create.
-    s.post("/projects/", Some(&alice), &json!({"title": "x", "users": users})).expect(403, detail(NO_PERMISSION));
+    s.post(
+        "/projects/",
+        Some(&alice),
+        &json!({"title": "x", "users": users}),
+    )
+    .expect(403, detail(NO_PERMISSION));
     // Members read but may not modify.
     let insufficient = detail("Insufficient permissions for this project.");
-    s.patch("/projects/1/", Some(&alice), &json!({"title": "renamed"})).expect(403, insufficient.clone());
-    s.put("/projects/1/", Some(&alice), &json!({"title": "renamed", "users": users})).expect(403, insufficient.clone());
-    s.delete("/projects/1/", Some(&alice)).expect(403, insufficient);
+    s.patch("/projects/1/", Some(&alice), &json!({"title": "renamed"}))
+        .expect(403, insufficient.clone());
+    s.put(
+        "/projects/1/",
+        Some(&alice),
+        &json!({"title": "renamed", "users": users}),
+    )
+    .expect(403, insufficient.clone());
+    s.delete("/projects/1/", Some(&alice))
+        .expect(403, insufficient);
     // Non-members: not listed, 404 on retrieve.
     s.get("/projects/", Some(&eve)).expect(200, json!([]));
-    s.get("/projects/1/", Some(&eve)).expect(404, detail(NOT_FOUND));
+    s.get("/projects/1/", Some(&eve))
+        .expect(404, detail(NOT_FOUND));
     let r = s.get("/projects/1/get_indices/", Some(&eve));
-    assert!(r.status == 403 || r.status == 404, "non-member get_indices refused: {} {}", r.status, r.text);
+    assert!(
+        r.status == 403 || r.status == 404,
+        "non-member get_indices refused: {} {}",
+        r.status,
+        r.text
+    );
     // Missing project: 404 even for a superuser.
-    s.get("/projects/999999999/", Some(&admin)).expect(404, detail(NOT_FOUND));
-    s.get("/projects/abc/", Some(&admin)).expect(404, detail(NOT_FOUND));
+    s.get("/projects/999999999/", Some(&admin))
+        .expect(404, detail(NOT_FOUND));
+    s.get("/projects/abc/", Some(&admin))
+        .expect(404, detail(NOT_FOUND));
     // The project is unchanged.
-    assert_eq!(s.get("/projects/1/", Some(&admin)).ok(200), project_body(&b, 1, "Alpha", "admin", &[1, 2], &[]));
+    assert_eq!(
+        s.get("/projects/1/", Some(&admin)).ok(200),
+        project_body(&b, 1, "Alpha", "admin", &[1, 2], &[])
+    );
 }
 
 #[test]
@@ -476,16 +843,46 @@ fn project_validation_messages() {
     let b = s.base.clone();
     let u2 = format!("{b}/users/2/");
     let cases: Vec<(Value, Value)> = vec![
-        (json!({}), json!({"title": ["This field is required."], "users": ["This field is required."]})),
-        (json!({"users": [u2]}), json!({"title": ["This field is required."]})),
-        (json!({"title": "T"}), json!({"users": ["This field is required."]})),
-        (json!({"title": "", "users": [u2]}), json!({"title": ["This field may not be blank."]})),
-        (json!({"title": null, "users": [u2]}), json!({"title": ["This field may not be null."]})),
-        (json!({"title": "x".repeat(1001), "users": [u2]}), json!({"title": ["Ensure this field has no more than 1000 characters."]})),
-        (json!({"title": "T", "users": [12345]}), json!({"users": ["Incorrect type. Expected URL string, received int."]})),
-        (json!({"title": "T", "users": "nope"}), json!({"users": ["Expected a list of items but got type \"str\"."]})),
-        (json!({"title": "T", "users": ["http://elsewhere.example/nope/"]}), json!({"users": ["Invalid hyperlink - No URL match."]})),
-        (json!({"title": "T", "users": [format!("{b}/users/999/")]}), json!({"users": ["Invalid hyperlink - Object does not exist."]})),
+        (
+            json!({}),
+            json!({"title": ["This field is required."], "users": ["This field is required."]}),
+        ),
+        (
+            json!({"users": [u2]}),
+            json!({"title": ["This field is required."]}),
+        ),
+        (
+            json!({"title": "T"}),
+            json!({"users": ["This field is required."]}),
+        ),
+        (
+            json!({"title": "", "users": [u2]}),
+            json!({"title": ["This field may not be blank."]}),
+        ),
+        (
+            json!({"title": null, "users": [u2]}),
+            json!({"title": ["This field may not be null."]}),
+        ),
+        (
+            json!({"title": "x".repeat(1001), "users": [u2]}),
+            json!({"title": ["Ensure this field has no more than 1000 characters."]}),
+        ),
+        (
+            json!({"title": "T", "users": [12345]}),
+            json!({"users": ["Incorrect type. Expected URL string, received int."]}),
+        ),
+        (
+            json!({"title": "T", "users": "nope"}),
+            json!({"users": ["Expected a list of items but got type \"str\"."]}),
+        ),
+        (
+            json!({"title": "T", "users": ["http://elsewhere.example/nope/"]}),
+            json!({"users": ["Invalid hyperlink - No URL match."]}),
+        ),
+        (
+            json!({"title": "T", "users": [format!("{b}/users/999/")]}),
+            json!({"users": ["Invalid hyperlink - Object does not exist."]}),
+        ),
         (
             json!({"title": "T", "users": [u2], "indices": ["a", "b"]}),
             json!({"indices": ["Indices in ['a', 'b'] do not match with indices available in Elasticsearch!"]}),
@@ -493,10 +890,22 @@ fn project_validation_messages() {
     ];
     for (body, expected) in cases {
         let r = s.post("/projects/", Some(&admin), &body);
-        assert_eq!((r.status, r.json()), (400, expected), "create project {body}");
+        assert_eq!(
+            (r.status, r.json()),
+            (400, expected),
+            "create project {body}"
+        );
     }
     // Numbers are accepted as titles and turned into text.
-    assert_eq!(s.post("/projects/", Some(&admin), &json!({"title": 5, "users": []})).ok(201)["title"], "5");
+    assert_eq!(
+        s.post(
+            "/projects/",
+            Some(&admin),
+            &json!({"title": 5, "users": []})
+        )
+        .ok(201)["title"],
+        "5"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -521,17 +930,36 @@ fn root_redirect_and_api_root() {
 fn method_not_allowed_after_auth() {
     let s = Server::start();
     let t = s.admin_token();
-    for (m, path) in [("DELETE", "/projects/"), ("POST", "/projects/1/"), ("PUT", "/users/"), ("POST", "/rest-auth/user/"), ("GET", "/rest-auth/password/change/")] {
+    for (m, path) in [
+        ("DELETE", "/projects/"),
+        ("POST", "/projects/1/"),
+        ("PUT", "/users/"),
+        ("POST", "/rest-auth/user/"),
+        ("GET", "/rest-auth/password/change/"),
+    ] {
         // Anonymous: authentication comes first.
-        s.call(m, path, None, None).expect(403, detail(AUTH_MISSING));
+        s.call(m, path, None, None)
+            .expect(403, detail(AUTH_MISSING));
         let r = s.call(m, path, Some(&t), None);
         r.expect(405, detail(&format!("Method \"{m}\" not allowed.")));
-        assert!(!r.header("allow").is_empty(), "405 carries Allow for {m} {path}");
-        assert!(!r.header("allow").contains(m), "Allow excludes {m}: {}", r.header("allow"));
+        assert!(
+            !r.header("allow").is_empty(),
+            "405 carries Allow for {m} {path}"
+        );
+        assert!(
+            !r.header("allow").contains(m),
+            "Allow excludes {m}: {}",
+            r.header("allow")
+        );
     }
     // Open endpoints answer 405 to anonymous callers.
-    for (m, path) in [("GET", "/rest-auth/login/"), ("GET", "/rest-auth/registration/"), ("PUT", "/rest-auth/logout/")] {
-        s.call(m, path, None, None).expect(405, detail(&format!("Method \"{m}\" not allowed.")));
+    for (m, path) in [
+        ("GET", "/rest-auth/login/"),
+        ("GET", "/rest-auth/registration/"),
+        ("PUT", "/rest-auth/logout/"),
+    ] {
+        s.call(m, path, None, None)
+            .expect(405, detail(&format!("Method \"{m}\" not allowed.")));
     }
 }
 
@@ -539,20 +967,45 @@ fn method_not_allowed_after_auth() {
 fn content_negotiation() {
     let s = Server::start();
     let t = s.admin_token();
-    let get = |accept: &str, path: &str| Resp::from(s.bare("GET", path).header("Accept", accept).header("Authorization", format!("Token {t}")).send().unwrap());
+    let get = |accept: &str, path: &str| {
+        Resp::from(
+            s.bare("GET", path)
+                .header("Accept", accept)
+                .header("Authorization", format!("Token {t}"))
+                .send()
+                .unwrap(),
+        )
+    };
     for accept in ["application/xml", "image/png"] {
-        get(accept, "/projects/").expect(406, detail("Could not satisfy the request Accept header."));
+        get(accept, "/projects/")
+            .expect(406, detail("Could not satisfy the request Accept header."));
     }
-    for accept in ["application/json", "*/*", "application/json; q=0.9", "text/plain, application/json"] {
+    for accept in [
+        "application/json",
+        "*/*",
+        "application/json; q=0.9",
+        "text/plain, application/json",
+    ] {
         let r = get(accept, "/projects/");
         r.expect(200, json!([]));
-        assert!(r.header("content-type").starts_with("application/json"), "{accept}: {:?}", r.headers);
+        assert!(
+            r.header("content-type").starts_with("application/json"),
+            "{accept}: {:?}",
+            r.headers
+        );
     }
     for path in ["/projects/", "/", "/users/1/", "/health/"] {
         let r = get("text/html", path);
         assert_eq!(r.status, 200, "HTML {path}");
-        assert!(r.header("content-type").starts_with("text/html"), "HTML {path}: {:?}", r.headers);
-        assert!(r.text.to_ascii_lowercase().contains("<html"), "HTML page for {path}");
+        assert!(
+            r.header("content-type").starts_with("text/html"),
+            "HTML {path}: {:?}",
+            r.headers
+        );
+        assert!(
+            r.text.to_ascii_lowercase().contains("<html"),
+            "HTML page for {path}"
+        );
     }
     // ?format= overrides Accept.
     let r = get("text/html", "/projects/?format=json");
@@ -560,7 +1013,13 @@ fn content_negotiation() {
     let r = get("application/json", "/projects/?format=api");
     assert!(r.header("content-type").starts_with("text/html"));
     // A missing Accept header means JSON.
-    let r = Resp::from(s.client().get(format!("{}/projects/", s.base)).header("Authorization", format!("Token {t}")).send().unwrap());
+    let r = Resp::from(
+        s.client()
+            .get(format!("{}/projects/", s.base))
+            .header("Authorization", format!("Token {t}"))
+            .send()
+            .unwrap(),
+    );
     r.expect(200, json!([]));
 }
 
@@ -578,15 +1037,34 @@ fn request_body_errors() {
                 .unwrap(),
         )
     };
-    raw("text/plain", "x").expect(415, detail("Unsupported media type \"text/plain\" in request."));
-    raw("text/plain; charset=utf-8", "x").expect(415, detail("Unsupported media type \"text/plain\" in request."));
-    raw("application/xml", "<a/>").expect(415, detail("Unsupported media type \"application/xml\" in request."));
+    raw("text/plain", "x").expect(
+        415,
+        detail("Unsupported media type \"text/plain\" in request."),
+    );
+    raw("text/plain; charset=utf-8", "x").expect(
+        415,
+        detail("Unsupported media type \"text/plain\" in request."),
+    );
+    raw("application/xml", "<a/>").expect(
+        415,
+        detail("Unsupported media type \"application/xml\" in request."),
+    );
     let r = raw("application/json", "{not json");
     assert_eq!(r.status, 400);
     let body = r.json();
     assert_eq!(body.as_object().unwrap().len(), 1);
-    assert!(body["detail"].as_str().unwrap().starts_with("JSON parse error - "), "{body}");
-    for (json_text, ty) in [("[\"a\", \"b\"]", "list"), ("\"text\"", "str"), ("5", "int")] {
+    assert!(
+        body["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("JSON parse error - "),
+        "{body}"
+    );
+    for (json_text, ty) in [
+        ("[\"a\", \"b\"]", "list"),
+        ("\"text\"", "str"),
+        ("5", "int"),
+    ] {
         raw("application/json", json_text).expect(400, json!({"non_field_errors": [format!("Invalid data. Expected a dictionary, but got {ty}.")]}));
     }
     // Form and multipart encodings are parsed like JSON ones.
@@ -603,7 +1081,14 @@ fn request_body_errors() {
         "--{boundary}\r\nContent-Disposition: form-data; name=\"username\"\r\n\r\nadmin\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\n{ADMIN_PASSWORD}\r\n--{boundary}--\r\n"
     );
     let r = Resp::from(
-        s.request("POST", "/rest-auth/login/").header("Content-Type", format!("multipart/form-data; boundary={boundary}")).body(mp).send().unwrap(),
+        s.request("POST", "/rest-auth/login/")
+            .header(
+                "Content-Type",
+                format!("multipart/form-data; boundary={boundary}"),
+            )
+            .body(mp)
+            .send()
+            .unwrap(),
     );
     r.expect(200, json!({"key": t}));
     // Form list fields repeat the key.
@@ -628,13 +1113,24 @@ fn request_body_errors() {
 fn unknown_routes_are_json_404() {
     let s = Server::start();
     let t = s.admin_token();
-    for path in ["/nope/", "/projects/1/no_such_resource/", "/users/1/extra/", "/rest-auth/nothing/"] {
+    for path in [
+        "/nope/",
+        "/projects/1/no_such_resource/",
+        "/users/1/extra/",
+        "/rest-auth/nothing/",
+    ] {
         let r = s.get(path, Some(&t));
         r.expect(404, detail(NOT_FOUND));
         assert!(r.header("content-type").starts_with("application/json"));
     }
     for url in ["/api/v2/projects/", "/elsewhere", "/api/"] {
-        let r = Resp::from(s.client().get(format!("{}{url}", s.origin)).header("Authorization", format!("Token {t}")).send().unwrap());
+        let r = Resp::from(
+            s.client()
+                .get(format!("{}{url}", s.origin))
+                .header("Authorization", format!("Token {t}"))
+                .send()
+                .unwrap(),
+        );
         r.expect(404, detail(NOT_FOUND));
     }
 }
@@ -642,21 +1138,54 @@ fn unknown_routes_are_json_404() {
 #[test]
 fn slashless_paths_and_json_suffix() {
     let s = Server::start();
-    let r = s.post("/rest-auth/login", None, &json!({"username": "admin", "password": ADMIN_PASSWORD}));
+    let r = s.post(
+        "/rest-auth/login",
+        None,
+        &json!({"username": "admin", "password": ADMIN_PASSWORD}),
+    );
     let t = r.ok(200)["key"].as_str().unwrap().to_string();
     let b = s.base.clone();
-    let p = s.post("/projects", Some(&t), &json!({"title": "NoSlash", "users": []})).ok(201);
+    let p = s
+        .post(
+            "/projects",
+            Some(&t),
+            &json!({"title": "NoSlash", "users": []}),
+        )
+        .ok(201);
     assert_eq!(p, project_body(&b, 1, "NoSlash", "admin", &[], &[]));
     assert_eq!(s.get("/projects/1", Some(&t)).ok(200), p);
     assert_eq!(s.get("/projects.json", Some(&t)).ok(200), json!([p]));
     assert_eq!(s.get("/projects/1.json", Some(&t)).ok(200), p);
-    assert_eq!(s.get("/users/1.json", Some(&t)).ok(200)["username"], "admin");
-    assert_eq!(s.get("/projects/1/get_indices", Some(&t)).ok(200), json!({"indices": []}));
-    assert_eq!(s.get("/users", Some(&t)).ok(200).as_array().unwrap().len(), 1);
-    assert_eq!(s.patch("/projects/1", Some(&t), &json!({"title": "P"})).ok(200)["title"], "P");
+    assert_eq!(
+        s.get("/users/1.json", Some(&t)).ok(200)["username"],
+        "admin"
+    );
+    assert_eq!(
+        s.get("/projects/1/get_indices", Some(&t)).ok(200),
+        json!({"indices": []})
+    );
+    assert_eq!(
+        s.get("/users", Some(&t)).ok(200).as_array().unwrap().len(),
+        1
+    );
+    assert_eq!(
+        s.patch("/projects/1", Some(&t), &json!({"title": "P"}))
+            .ok(200)["title"],
+        "P"
+    );
     // `.json` forces JSON even for a browser Accept header.
-    let r = Resp::from(s.bare("GET", "/projects.json").header("Accept", "text/html").header("Authorization", format!("Token {t}")).send().unwrap());
-    assert!(r.header("content-type").starts_with("application/json"), "{:?}", r.headers);
+    let r = Resp::from(
+        s.bare("GET", "/projects.json")
+            .header("Accept", "text/html")
+            .header("Authorization", format!("Token {t}"))
+            .send()
+            .unwrap(),
+    );
+    assert!(
+        r.header("content-type").starts_with("application/json"),
+        "{:?}",
+        r.headers
+    );
     let r = s.delete("/projects/1", Some(&t));
     assert_eq!(r.status, 204);
 }
@@ -665,9 +1194,17 @@ fn slashless_paths_and_json_suffix() {
 fn utf8_without_ascii_escaping() {
     let s = Server::start();
     let t = s.admin_token();
-    let r = s.post("/projects/", Some(&t), &json!({"title": "Hädaabi ünikood ✓", "users": []}));
+    let r = s.post(
+        "/projects/",
+        Some(&t),
+        &json!({"title": "Hädaabi ünikood ✓", "users": []}),
+    );
     assert_eq!(r.status, 201);
-    assert!(r.text.contains("\"Hädaabi ünikood ✓\""), "raw UTF-8 in the body: {}", r.text);
+    assert!(
+        r.text.contains("\"Hädaabi ünikood ✓\""),
+        "raw UTF-8 in the body: {}",
+        r.text
+    );
     assert!(!r.text.contains("\\u"), "no \\u escapes: {}", r.text);
 }
 
@@ -677,11 +1214,23 @@ fn body_over_upload_limit_is_413() {
     let big = json!({"username": "admin", "password": "x".repeat(2000)}).to_string();
     let expected = detail("Request body exceeds the upload limit of 1000 bytes.");
     // With a Content-Length header...
-    let r = Resp::from(s.request("POST", "/rest-auth/login/").header("Content-Type", "application/json").body(big.clone()).send().unwrap());
+    let r = Resp::from(
+        s.request("POST", "/rest-auth/login/")
+            .header("Content-Type", "application/json")
+            .body(big.clone())
+            .send()
+            .unwrap(),
+    );
     r.expect(413, expected.clone());
     // ...and chunked, with no length announced.
     let body = reqwest::blocking::Body::new(std::io::Cursor::new(big.into_bytes()));
-    let r = Resp::from(s.request("POST", "/rest-auth/login/").header("Content-Type", "application/json").body(body).send().unwrap());
+    let r = Resp::from(
+        s.request("POST", "/rest-auth/login/")
+            .header("Content-Type", "application/json")
+            .body(body)
+            .send()
+            .unwrap(),
+    );
     r.expect(413, expected);
     // A body under the limit is fine.
     s.login("admin", ADMIN_PASSWORD);
@@ -710,7 +1259,11 @@ fn docs_pages_and_schema() {
     for path in ["/swagger/", "/redoc/"] {
         let r = s.call("GET", path, None, None);
         assert_eq!(r.status, 200, "{path}: {}", r.text);
-        assert!(r.header("content-type").starts_with("text/html"), "{path}: {:?}", r.headers);
+        assert!(
+            r.header("content-type").starts_with("text/html"),
+            "{path}: {:?}",
+            r.headers
+        );
         assert!(r.text.to_ascii_lowercase().contains("<html"), "{path}");
     }
     let doc = s.get("/swagger.json", None).ok(200);
@@ -718,7 +1271,11 @@ fn docs_pages_and_schema() {
     assert!(doc["paths"].as_object().map_or(false, |p| !p.is_empty()));
     let yaml = s.get("/swagger.yaml", None);
     assert_eq!(yaml.status, 200);
-    assert!(yaml.text.contains("openapi: 3.1.0"), "{}", &yaml.text[..yaml.text.len().min(200)]);
+    assert!(
+        yaml.text.contains("openapi: 3.1.0"),
+        "{}",
+        &yaml.text[..yaml.text.len().min(200)]
+    );
 }
 
 /// Every operation in the OpenAPI document is routed: its path answers the other methods
@@ -734,19 +1291,32 @@ fn every_documented_operation_is_routed() {
     let mut problems = Vec::new();
     let mut count = 0;
     for (path, item) in doc["paths"].as_object().expect("paths") {
-        let documented: Vec<&str> = methods.iter().copied().filter(|m| item.get(*m).is_some()).collect();
+        let documented: Vec<&str> = methods
+            .iter()
+            .copied()
+            .filter(|m| item.get(*m).is_some())
+            .collect();
         count += documented.len();
-        let concrete = regex::Regex::new(r"\{[^}]+\}").unwrap().replace_all(path, "1").into_owned();
+        let concrete = regex::Regex::new(r"\{[^}]+\}")
+            .unwrap()
+            .replace_all(path, "1")
+            .into_owned();
         if let Some(probe) = methods.iter().find(|m| !documented.contains(m)) {
             let probe = probe.to_uppercase();
             let r = s.call(&probe, &concrete, Some(&t), None);
             let allow = r.header("allow").to_uppercase();
             if r.status != 405 {
-                problems.push(format!("{probe} {concrete}: expected 405 (path routed), got {} {}", r.status, r.text));
+                problems.push(format!(
+                    "{probe} {concrete}: expected 405 (path routed), got {} {}",
+                    r.status, r.text
+                ));
             } else {
                 for m in &documented {
                     if !allow.split(',').any(|a| a.trim() == m.to_uppercase()) {
-                        problems.push(format!("{concrete}: documented {} missing from Allow {allow:?}", m.to_uppercase()));
+                        problems.push(format!(
+                            "{concrete}: documented {} missing from Allow {allow:?}",
+                            m.to_uppercase()
+                        ));
                     }
                 }
             }
@@ -759,7 +1329,11 @@ fn every_documented_operation_is_routed() {
         }
     }
     assert!(count > 0, "the document lists operations");
-    assert!(problems.is_empty(), "unrouted documented operations:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "unrouted documented operations:\n{}",
+        problems.join("\n")
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -779,9 +1353,15 @@ fn rows_survive_sigkill() {
     for i in 0..5 {
         s.create_project(&admin, &format!("P{i}"), &[&format!("{b}/users/2/")]);
     }
-    s.patch("/projects/3/", Some(&admin), &json!({"title": "P3 renamed", "users": []})).ok(200);
+    s.patch(
+        "/projects/3/",
+        Some(&admin),
+        &json!({"title": "P3 renamed", "users": []}),
+    )
+    .ok(200);
     s.delete("/projects/5/", Some(&admin));
-    s.patch("/users/3/", Some(&admin), &json!({"is_superuser": true})).ok(200);
+    s.patch("/users/3/", Some(&admin), &json!({"is_superuser": true}))
+        .ok(200);
     let users = s.get("/users/", Some(&admin)).ok(200);
     let projects = s.get("/projects/", Some(&admin)).ok(200);
     s.kill();
@@ -789,8 +1369,14 @@ fn rows_survive_sigkill() {
     let s2 = Server::start_in(dir.path(), &[("TA_ADMIN_PASSWORD", "a-different-Pass-1")]);
     let b2 = s2.base.clone();
     // Tokens persist, so no login is needed (and last_login stays as it was).
-    assert_eq!(s2.get("/users/", Some(&admin)).ok(200), replace_in(&users, &b, &b2));
-    assert_eq!(s2.get("/projects/", Some(&admin)).ok(200), replace_in(&projects, &b, &b2));
+    assert_eq!(
+        s2.get("/users/", Some(&admin)).ok(200),
+        replace_in(&users, &b, &b2)
+    );
+    assert_eq!(
+        s2.get("/projects/", Some(&admin)).ok(200),
+        replace_in(&projects, &b, &b2)
+    );
     assert_eq!(s2.me(&alice)["username"], "alice");
     // The existing admin keeps its password.
     assert_eq!(s2.login("admin", ADMIN_PASSWORD), admin);
@@ -804,28 +1390,50 @@ fn rows_survive_sigkill() {
 
 #[test]
 fn project_resource_permissions() {
-    let ProjectWorld { s, admin, alice, eve } = project_world();
+    let ProjectWorld {
+        s,
+        admin,
+        alice,
+        eve,
+    } = project_world();
     let res = detail("Insufficient permissions for this resource.");
     let coll = "/projects/1/anonymizers/";
-    let a = s.post(coll, Some(&alice), &json!({"description": "mine"})).ok(201);
+    let a = s
+        .post(coll, Some(&alice), &json!({"description": "mine"}))
+        .ok(201);
     assert_eq!(a["id"], 1);
-    assert_eq!(a["url"], json!(format!("{}/projects/1/anonymizers/1/", s.base)));
+    assert_eq!(
+        a["url"],
+        json!(format!("{}/projects/1/anonymizers/1/", s.base))
+    );
     // Non-members get 403 on every route under the project, whatever the id.
-    for (m, path) in [("GET", coll), ("POST", coll), ("GET", "/projects/1/anonymizers/1/"), ("DELETE", "/projects/1/anonymizers/1/"), ("GET", "/projects/1/anonymizers/99/")] {
+    for (m, path) in [
+        ("GET", coll),
+        ("POST", coll),
+        ("GET", "/projects/1/anonymizers/1/"),
+        ("DELETE", "/projects/1/anonymizers/1/"),
+        ("GET", "/projects/1/anonymizers/99/"),
+    ] {
         let body = (m == "POST").then(|| json!({"description": "x"}));
-        s.call(m, path, Some(&eve), body.as_ref()).expect(403, res.clone());
+        s.call(m, path, Some(&eve), body.as_ref())
+            .expect(403, res.clone());
     }
     // A missing project gives the same 403, even for a superuser.
-    s.get("/projects/999999/anonymizers/", Some(&admin)).expect(403, res.clone());
-    s.get("/projects/999999/anonymizers/1/", Some(&admin)).expect(403, res);
+    s.get("/projects/999999/anonymizers/", Some(&admin))
+        .expect(403, res.clone());
+    s.get("/projects/999999/anonymizers/1/", Some(&admin))
+        .expect(403, res);
     // Anonymous: authentication first.
     s.get(coll, None).expect(403, detail(AUTH_MISSING));
     // Members and superusers: resource ids outside the project are 404.
-    s.get("/projects/1/anonymizers/99/", Some(&alice)).expect(404, detail(NOT_FOUND));
-    s.get("/projects/1/anonymizers/abc/", Some(&alice)).expect(404, detail(NOT_FOUND));
+    s.get("/projects/1/anonymizers/99/", Some(&alice))
+        .expect(404, detail(NOT_FOUND));
+    s.get("/projects/1/anonymizers/abc/", Some(&alice))
+        .expect(404, detail(NOT_FOUND));
     let b = &s.base;
     s.create_project(&admin, "Other", &[&format!("{b}/users/1/")]);
-    s.get("/projects/2/anonymizers/1/", Some(&admin)).expect(404, detail(NOT_FOUND));
+    s.get("/projects/2/anonymizers/1/", Some(&admin))
+        .expect(404, detail(NOT_FOUND));
     assert_eq!(s.get("/projects/1/anonymizers/1/", Some(&admin)).ok(200), a);
     let r = s.delete("/projects/1/anonymizers/1/", Some(&alice));
     assert_eq!((r.status, r.text.as_str()), (204, ""));
@@ -835,16 +1443,26 @@ fn project_resource_permissions() {
 fn project_resource_pagination() {
     let ProjectWorld { s, alice, .. } = project_world();
     let coll = "/projects/1/anonymizers/";
-    s.get(coll, Some(&alice)).expect(200, json!({"count": 0, "results": []}));
+    s.get(coll, Some(&alice))
+        .expect(200, json!({"count": 0, "results": []}));
     for i in 0..5 {
-        s.post(coll, Some(&alice), &json!({"description": format!("a{i}")})).ok(201);
+        s.post(coll, Some(&alice), &json!({"description": format!("a{i}")}))
+            .ok(201);
     }
     let ids = |q: &str| -> (Value, Vec<i64>) {
         let v = s.get(&format!("{coll}{q}"), Some(&alice)).ok(200);
         let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         keys.sort();
         assert_eq!(keys, ["count", "results"], "no next/previous keys: {v}");
-        (v["count"].clone(), v["results"].as_array().unwrap().iter().map(|r| r["id"].as_i64().unwrap()).collect())
+        (
+            v["count"].clone(),
+            v["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["id"].as_i64().unwrap())
+                .collect(),
+        )
     };
     assert_eq!(ids(""), (json!(5), vec![1, 2, 3, 4, 5]));
     assert_eq!(ids("?page_size=2"), (json!(5), vec![1, 2]));
@@ -855,6 +1473,7 @@ fn project_resource_pagination() {
     assert_eq!(ids("?ordering=-id&page_size=2"), (json!(5), vec![5, 4]));
     assert_eq!(ids("?description=A3"), (json!(1), vec![4]));
     for q in ["?page=4&page_size=2", "?page=abc", "?page=0"] {
-        s.get(&format!("{coll}{q}"), Some(&alice)).expect(404, detail("Invalid page."));
+        s.get(&format!("{coll}{q}"), Some(&alice))
+            .expect(404, detail("Invalid page."));
     }
 }

@@ -51,7 +51,10 @@ pub struct StoredLogin {
 }
 
 fn login_file() -> Option<PathBuf> {
-    std::env::var_os("TA_CONFIG_DIR").map(PathBuf::from).or_else(|| dirs::config_dir().map(|d| d.join("ta"))).map(|d| d.join("login.json"))
+    std::env::var_os("TA_CONFIG_DIR")
+        .map(PathBuf::from)
+        .or_else(|| dirs::config_dir().map(|d| d.join("ta")))
+        .map(|d| d.join("login.json"))
 }
 
 pub fn stored_login() -> Option<StoredLogin> {
@@ -59,7 +62,9 @@ pub fn stored_login() -> Option<StoredLogin> {
 }
 
 fn store_login(login: Option<&StoredLogin>) -> Result<()> {
-    let Some(path) = login_file() else { return Ok(()) };
+    let Some(path) = login_file() else {
+        return Ok(());
+    };
     match login {
         None => {
             let _ = std::fs::remove_file(&path);
@@ -73,7 +78,13 @@ fn store_login(login: Option<&StoredLogin>) -> Result<()> {
             #[cfg(unix)]
             std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
             let mut f = opts.open(&path).map_err(Error::internal)?;
-            std::io::Write::write_all(&mut f, serde_json::to_string_pretty(l).map_err(Error::internal)?.as_bytes()).map_err(Error::internal)
+            std::io::Write::write_all(
+                &mut f,
+                serde_json::to_string_pretty(l)
+                    .map_err(Error::internal)?
+                    .as_bytes(),
+            )
+            .map_err(Error::internal)
         }
     }
 }
@@ -81,8 +92,12 @@ fn store_login(login: Option<&StoredLogin>) -> Result<()> {
 pub fn register(cli: &Cli, a: &RegisterArgs) -> Result<Option<Value>> {
     let body = json!({"username": a.username, "email": a.email, "password1": a.password, "password2": a.password});
     match &cli.server {
-        Some(s) => Client::new(s, None).send("POST", "/rest-auth/registration/", Some(&body)).map(Some),
-        None => Ok(Some(serde_json::to_value(open_engine(cli)?.register(&body)?.1).map_err(Error::internal)?)),
+        Some(s) => Client::new(s, None)
+            .send("POST", "/rest-auth/registration/", Some(&body))
+            .map(Some),
+        None => Ok(Some(
+            serde_json::to_value(open_engine(cli)?.register(&body)?.1).map_err(Error::internal)?,
+        )),
     }
 }
 
@@ -91,16 +106,27 @@ pub fn login(cli: &Cli, a: &LoginArgs) -> Result<Option<Value>> {
     match &cli.server {
         Some(s) => {
             let out = Client::new(s, None).send("POST", "/rest-auth/login/", Some(&body))?;
-            let token = out.get("key").and_then(Value::as_str).unwrap_or_default().to_string();
-            store_login(Some(&StoredLogin { server: s.clone(), token }))?;
+            let token = out
+                .get("key")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            store_login(Some(&StoredLogin {
+                server: s.clone(),
+                token,
+            }))?;
             Ok(Some(out))
         }
-        None => Ok(Some(serde_json::to_value(open_engine(cli)?.login(&body)?.1).map_err(Error::internal)?)),
+        None => Ok(Some(
+            serde_json::to_value(open_engine(cli)?.login(&body)?.1).map_err(Error::internal)?,
+        )),
     }
 }
 
 pub fn logout(t: &Target) -> Result<Option<Value>> {
-    let out = t.call("POST", "/rest-auth/logout/", Some(&json!({})), |e, ctx| e.logout(Some(&ctx.user), None))?;
+    let out = t.call("POST", "/rest-auth/logout/", Some(&json!({})), |e, ctx| {
+        e.logout(Some(&ctx.user), None)
+    })?;
     if let Target::Remote(_) = t {
         store_login(None)?;
     }
@@ -110,13 +136,19 @@ pub fn logout(t: &Target) -> Result<Option<Value>> {
 pub fn user(t: &Target, c: &UserCmd) -> Result<Option<Value>> {
     match c {
         UserCmd::List => t.call("GET", "/users/", None, |e, ctx| e.list_users(ctx)),
-        UserCmd::Show { id } => t.call("GET", &format!("/users/{id}/"), None, |e, ctx| e.get_user(ctx, *id)),
+        UserCmd::Show { id } => t.call("GET", &format!("/users/{id}/"), None, |e, ctx| {
+            e.get_user(ctx, *id)
+        }),
         UserCmd::Update { id, superuser } => {
             let body = json!({"is_superuser": superuser});
-            t.call("PATCH", &format!("/users/{id}/"), Some(&body), |e, ctx| e.update_user(ctx, *id, &body))
+            t.call("PATCH", &format!("/users/{id}/"), Some(&body), |e, ctx| {
+                e.update_user(ctx, *id, &body)
+            })
         }
         UserCmd::Delete { id } => {
-            t.call("DELETE", &format!("/users/{id}/"), None, |e, ctx| e.delete_user(ctx, *id))?;
+            t.call("DELETE", &format!("/users/{id}/"), None, |e, ctx| {
+                e.delete_user(ctx, *id)
+            })?;
             return Ok(None);
         }
     }

@@ -22,29 +22,45 @@ pub fn api_root(server: &str) -> String {
 
 impl Client {
     pub fn new(server: &str, token: Option<String>) -> Client {
-        let http = reqwest::blocking::Client::builder().timeout(None).build().expect("HTTP client builds");
-        Client { http, base: api_root(server), token }
+        let http = reqwest::blocking::Client::builder()
+            .timeout(None)
+            .build()
+            .expect("HTTP client builds");
+        Client {
+            http,
+            base: api_root(server),
+            token,
+        }
     }
 
     /// Send a request; `path` is relative to the API root. Returns the JSON body
     /// (`null` for an empty one) or the error the server answered.
     pub fn send(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Value> {
         let m = reqwest::Method::from_bytes(method.as_bytes()).map_err(Error::internal)?;
-        let mut req = self.http.request(m, format!("{}{path}", self.base)).header("Accept", "application/json");
+        let mut req = self
+            .http
+            .request(m, format!("{}{path}", self.base))
+            .header("Accept", "application/json");
         if let Some(t) = &self.token {
             req = req.header("Authorization", format!("Token {t}"));
         }
         if let Some(b) = body {
             req = req.json(b);
         }
-        let resp = req.send().map_err(|e| Error::Internal(format!("cannot reach {}: {e}", self.base)))?;
+        let resp = req
+            .send()
+            .map_err(|e| Error::Internal(format!("cannot reach {}: {e}", self.base)))?;
         self.finish(resp)
     }
 
     fn finish(&self, resp: reqwest::blocking::Response) -> Result<Value> {
         let status = resp.status().as_u16();
         let text = resp.text().map_err(Error::internal)?;
-        let body: Value = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
+        let body: Value = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        };
         if status < 400 {
             Ok(body)
         } else {

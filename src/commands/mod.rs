@@ -20,7 +20,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 #[derive(Parser, Debug)]
-#[command(name = "ta", version, about = "Text analysis toolkit: taggers, anonymizer, language processing, search indices — local or against a ta server")]
+#[command(
+    name = "ta",
+    version,
+    about = "Text analysis toolkit: taggers, anonymizer, language processing, search indices — local or against a ta server"
+)]
 pub struct Cli {
     /// Data directory for local mode [default: the platform data dir + /ta]
     #[arg(long, global = true, env = "TA_DATA_DIR")]
@@ -89,13 +93,19 @@ pub fn local_base_url() -> String {
 }
 
 pub fn data_dir(cli: &Cli) -> PathBuf {
-    cli.data_dir.clone().unwrap_or_else(|| dirs::data_dir().unwrap_or_else(|| PathBuf::from(".")).join("ta"))
+    cli.data_dir.clone().unwrap_or_else(|| {
+        dirs::data_dir()
+            .unwrap_or_else(|| PathBuf::from("."))
+            .join("ta")
+    })
 }
 
 /// Open the local engine, creating `admin` on first use.
 pub fn open_engine(cli: &Cli) -> Result<Arc<Engine>> {
     let engine = Engine::open(Config::new(data_dir(cli)))?;
-    let (password, from_env) = match std::env::var("TA_ADMIN_PASSWORD").or_else(|_| std::env::var("TEXTA_ADMIN_PASSWORD")) {
+    let (password, from_env) = match std::env::var("TA_ADMIN_PASSWORD")
+        .or_else(|_| std::env::var("TEXTA_ADMIN_PASSWORD"))
+    {
         Ok(p) => (p, true),
         Err(_) => ("1234".to_string(), false),
     };
@@ -108,16 +118,29 @@ pub fn open_engine(cli: &Cli) -> Result<Arc<Engine>> {
 impl Target {
     pub fn resolve(cli: &Cli) -> Result<Target> {
         let stored = accounts::stored_login();
-        let server = cli.server.clone().or_else(|| stored.as_ref().map(|s| s.server.clone()));
+        let server = cli
+            .server
+            .clone()
+            .or_else(|| stored.as_ref().map(|s| s.server.clone()));
         match server {
             Some(server) => {
-                let token = cli.token.clone().or_else(|| stored.filter(|s| client::api_root(&s.server) == client::api_root(&server)).map(|s| s.token));
+                let token = cli.token.clone().or_else(|| {
+                    stored
+                        .filter(|s| client::api_root(&s.server) == client::api_root(&server))
+                        .map(|s| s.token)
+                });
                 Ok(Target::Remote(Client::new(&server, token)))
             }
             None => {
                 let engine = open_engine(cli)?;
                 let user: User = engine.user_named(cli.as_user.as_deref().unwrap_or("admin"))?;
-                Ok(Target::Local { ctx: Ctx { user, base_url: local_base_url() }, engine })
+                Ok(Target::Local {
+                    ctx: Ctx {
+                        user,
+                        base_url: local_base_url(),
+                    },
+                    engine,
+                })
             }
         }
     }
@@ -132,7 +155,9 @@ impl Target {
         local: impl FnOnce(&Engine, &Ctx) -> Result<T>,
     ) -> Result<Value> {
         match self {
-            Target::Local { engine, ctx } => Ok(serde_json::to_value(local(engine, ctx)?).map_err(Error::internal)?),
+            Target::Local { engine, ctx } => {
+                Ok(serde_json::to_value(local(engine, ctx)?).map_err(Error::internal)?)
+            }
             Target::Remote(c) => c.send(method, path, body),
         }
     }

@@ -7,7 +7,9 @@ fn cell(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => "-".into(),
-        Value::Array(a) if a.iter().all(|x| !x.is_object() && !x.is_array()) => a.iter().map(cell).collect::<Vec<_>>().join(", "),
+        Value::Array(a) if a.iter().all(|x| !x.is_object() && !x.is_array()) => {
+            a.iter().map(cell).collect::<Vec<_>>().join(", ")
+        }
         other => other.to_string(),
     }
 }
@@ -23,14 +25,33 @@ fn table(rows: &[Value]) -> String {
             }
         }
     }
-    let grid: Vec<Vec<String>> = rows.iter().map(|r| cols.iter().map(|c| cell(r.get(c).unwrap_or(&Value::Null))).collect()).collect();
+    let grid: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            cols.iter()
+                .map(|c| cell(r.get(c).unwrap_or(&Value::Null)))
+                .collect()
+        })
+        .collect();
     let widths: Vec<usize> = cols
         .iter()
         .enumerate()
-        .map(|(i, c)| grid.iter().map(|row| row[i].chars().count()).chain([c.len()]).max().unwrap_or(0).min(60))
+        .map(|(i, c)| {
+            grid.iter()
+                .map(|row| row[i].chars().count())
+                .chain([c.len()])
+                .max()
+                .unwrap_or(0)
+                .min(60)
+        })
         .collect();
     let line = |cells: Vec<String>| {
-        cells.iter().zip(&widths).map(|(c, w)| format!("{:<w$}", c.chars().take(*w).collect::<String>(), w = *w)).collect::<Vec<_>>().join("  ")
+        cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{:<w$}", c.chars().take(*w).collect::<String>(), w = *w))
+            .collect::<Vec<_>>()
+            .join("  ")
     };
     let mut out = vec![line(cols.iter().map(|c| c.to_uppercase()).collect())];
     out.extend(grid.into_iter().map(line));
@@ -41,7 +62,9 @@ fn fields(o: &serde_json::Map<String, Value>, indent: usize) -> String {
     let w = o.keys().map(|k| k.len()).max().unwrap_or(0);
     o.iter()
         .map(|(k, v)| match v {
-            Value::Object(inner) if !inner.is_empty() => format!("{:indent$}{k}:\n{}", "", fields(inner, indent + 2)),
+            Value::Object(inner) if !inner.is_empty() => {
+                format!("{:indent$}{k}:\n{}", "", fields(inner, indent + 2))
+            }
             _ => format!("{:indent$}{k:<w$}  {}", "", cell(v)),
         })
         .collect::<Vec<_>>()
@@ -70,7 +93,10 @@ pub fn print(v: &Value, json: bool) {
 /// The error as one line.
 pub fn error_line(e: &Error) -> String {
     match e {
-        Error::Invalid(v) => format!("invalid input: {}", serde_json::to_string(v).unwrap_or_default()),
+        Error::Invalid(v) => format!(
+            "invalid input: {}",
+            serde_json::to_string(v).unwrap_or_default()
+        ),
         other => other.to_string(),
     }
 }

@@ -29,18 +29,29 @@ pub struct CompletionArgs {
 
 pub fn init(cli: &Cli) -> Result<Option<Value>> {
     let engine = open_engine(cli)?;
-    Ok(Some(json!({"data_dir": engine.config.data_dir, "database": engine.config.data_dir.join("ta.sqlite3")})))
+    Ok(Some(
+        json!({"data_dir": engine.config.data_dir, "database": engine.config.data_dir.join("ta.sqlite3")}),
+    ))
 }
 
 pub fn serve(cli: &Cli, a: &ServeArgs) -> Result<Option<Value>> {
     let engine = open_engine(cli)?;
     let addr: SocketAddr = format!("{}:{}", a.host, a.port)
         .parse()
-        .or_else(|_| std::net::ToSocketAddrs::to_socket_addrs(&(a.host.as_str(), a.port)).map_err(|e| e.to_string()).and_then(|mut i| i.next().ok_or_else(|| "no address".into())))
+        .or_else(|_| {
+            std::net::ToSocketAddrs::to_socket_addrs(&(a.host.as_str(), a.port))
+                .map_err(|e| e.to_string())
+                .and_then(|mut i| i.next().ok_or_else(|| "no address".into()))
+        })
         .map_err(|e| Error::BadRequest(format!("invalid --host/--port: {e}")))?;
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(Error::internal)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(Error::internal)?;
     rt.block_on(crate::server::serve(engine, addr, |bound| {
-        eprintln!("ta: serving http://{bound}/api/v1/ (Swagger: /api/v1/swagger/, ReDoc: /api/v1/redoc/)");
+        eprintln!(
+            "ta: serving http://{bound}/api/v1/ (Swagger: /api/v1/swagger/, ReDoc: /api/v1/redoc/)"
+        );
     }))
     .map_err(|e| Error::Internal(format!("cannot serve on {addr}: {e}")))?;
     Ok(None)
@@ -49,7 +60,9 @@ pub fn serve(cli: &Cli, a: &ServeArgs) -> Result<Option<Value>> {
 pub fn task(t: &Target, c: &TaskCmd) -> Result<Value> {
     match c {
         TaskCmd::List => t.call("GET", "/tasks/", None, |e, ctx| e.list_tasks(ctx)),
-        TaskCmd::Show { id } => t.call("GET", &format!("/tasks/{id}/"), None, |e, ctx| e.get_task(ctx, *id)),
+        TaskCmd::Show { id } => t.call("GET", &format!("/tasks/{id}/"), None, |e, ctx| {
+            e.get_task(ctx, *id)
+        }),
     }
 }
 

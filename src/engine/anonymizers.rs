@@ -24,14 +24,31 @@ pub struct AnonymizerOut {
     pub config: AnonymizerConfig,
 }
 
-fn parse_anonymizer(body: &Value, mode: Mode, base: &Resource) -> Result<(String, AnonymizerConfig)> {
-    let mut cfg: AnonymizerConfig = if mode == Mode::Partial { serde_json::from_value(base.config.clone()).unwrap_or_default() } else { AnonymizerConfig::default() };
+fn parse_anonymizer(
+    body: &Value,
+    mode: Mode,
+    base: &Resource,
+) -> Result<(String, AnonymizerConfig)> {
+    let mut cfg: AnonymizerConfig = if mode == Mode::Partial {
+        serde_json::from_value(base.config.clone()).unwrap_or_default()
+    } else {
+        AnonymizerConfig::default()
+    };
     let mut f = Form::new(body, mode)?;
     let description = f.string("description", Str::REQUIRED.max(1000));
     for (name, slot) in [
-        ("replace_misspelled_names", &mut cfg.replace_misspelled_names),
-        ("replace_single_last_names", &mut cfg.replace_single_last_names),
-        ("replace_single_first_names", &mut cfg.replace_single_first_names),
+        (
+            "replace_misspelled_names",
+            &mut cfg.replace_misspelled_names,
+        ),
+        (
+            "replace_single_last_names",
+            &mut cfg.replace_single_last_names,
+        ),
+        (
+            "replace_single_first_names",
+            &mut cfg.replace_single_first_names,
+        ),
     ] {
         if let Some(v) = f.boolean(name) {
             *slot = v;
@@ -40,7 +57,10 @@ fn parse_anonymizer(body: &Value, mode: Mode, base: &Resource) -> Result<(String
     if let Some(v) = f.number("misspelling_threshold", false, Some(0.0), Some(1.0)) {
         cfg.misspelling_threshold = v;
     }
-    for (name, slot) in [("mimic_casing", &mut cfg.mimic_casing), ("auto_adjust_threshold", &mut cfg.auto_adjust_threshold)] {
+    for (name, slot) in [
+        ("mimic_casing", &mut cfg.mimic_casing),
+        ("auto_adjust_threshold", &mut cfg.auto_adjust_threshold),
+    ] {
         if let Some(v) = f.boolean(name) {
             *slot = v;
         }
@@ -64,8 +84,14 @@ fn parse_names(f: &mut Form) -> Option<NameList> {
 /// Optional `replacers` (ta extension): a list of lists of initials.
 fn parse_replacers(f: &mut Form) -> Option<Vec<Vec<String>>> {
     f.list_of("replacers", List::OPTIONAL, |v| match v {
-        Value::Array(items) => items.iter().map(|i| char_field(i, Str::REQUIRED).map(Option::unwrap_or_default)).collect(),
-        other => Err(format!("Expected a list of items but got type \"{}\".", super::validate::py_type(other))),
+        Value::Array(items) => items
+            .iter()
+            .map(|i| char_field(i, Str::REQUIRED).map(Option::unwrap_or_default))
+            .collect(),
+        other => Err(format!(
+            "Expected a list of items but got type \"{}\".",
+            super::validate::py_type(other)
+        )),
     })
 }
 
@@ -83,17 +109,41 @@ impl Engine {
         }
     }
 
-    pub fn list_anonymizers(&self, ctx: &Ctx, pk: i64, q: &BTreeMap<String, String>) -> Result<Page<AnonymizerOut>> {
+    pub fn list_anonymizers(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        q: &BTreeMap<String, String>,
+    ) -> Result<Page<AnonymizerOut>> {
         self.check_project_access(ctx, pk)?;
         let (count, rows) = self.page_resources(Kind::Anonymizer, pk, q)?;
-        Ok(Page { count, results: rows.iter().map(|r| self.render_anonymizer(ctx, r)).collect() })
+        Ok(Page {
+            count,
+            results: rows
+                .iter()
+                .map(|r| self.render_anonymizer(ctx, r))
+                .collect(),
+        })
     }
 
     pub fn create_anonymizer(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<AnonymizerOut> {
         self.check_project_access(ctx, pk)?;
-        let blank = Resource { id: 0, project_id: pk, author_username: String::new(), description: String::new(), config: json!({}), task_id: None };
+        let blank = Resource {
+            id: 0,
+            project_id: pk,
+            author_username: String::new(),
+            description: String::new(),
+            config: json!({}),
+            task_id: None,
+        };
         let (description, cfg) = parse_anonymizer(body, Mode::Full, &blank)?;
-        let id = self.insert_resource(Kind::Anonymizer, ctx, pk, &description, &serde_json::to_value(cfg).map_err(Error::internal)?)?;
+        let id = self.insert_resource(
+            Kind::Anonymizer,
+            ctx,
+            pk,
+            &description,
+            &serde_json::to_value(cfg).map_err(Error::internal)?,
+        )?;
         self.get_anonymizer(ctx, pk, id)
     }
 
@@ -102,11 +152,23 @@ impl Engine {
         Ok(self.render_anonymizer(ctx, &self.resource(Kind::Anonymizer, pk, id)?))
     }
 
-    pub fn update_anonymizer(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value, mode: Mode) -> Result<AnonymizerOut> {
+    pub fn update_anonymizer(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+        body: &Value,
+        mode: Mode,
+    ) -> Result<AnonymizerOut> {
         self.check_project_access(ctx, pk)?;
         let r = self.resource(Kind::Anonymizer, pk, id)?;
         let (description, cfg) = parse_anonymizer(body, mode, &r)?;
-        self.update_resource(Kind::Anonymizer, id, &description, &serde_json::to_value(cfg).map_err(Error::internal)?)?;
+        self.update_resource(
+            Kind::Anonymizer,
+            id,
+            &description,
+            &serde_json::to_value(cfg).map_err(Error::internal)?,
+        )?;
         self.get_anonymizer(ctx, pk, id)
     }
 
@@ -130,12 +192,22 @@ impl Engine {
         let replacers = parse_replacers(&mut f);
         f.finish()?;
         let (text, names) = (text.unwrap_or_default(), names.expect("validated"));
-        let first = replacers.as_ref().map(|r| r.first().cloned().unwrap_or_default());
-        Anonymizer::new(&cfg, &names).anonymize_text(&text, first.as_deref()).map_err(replacer_error)
+        let first = replacers
+            .as_ref()
+            .map(|r| r.first().cloned().unwrap_or_default());
+        Anonymizer::new(&cfg, &names)
+            .anonymize_text(&text, first.as_deref())
+            .map_err(replacer_error)
     }
 
     /// POST anonymize_texts/ → one anonymized text per input, in order.
-    pub fn anonymize_texts(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<Vec<String>> {
+    pub fn anonymize_texts(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+        body: &Value,
+    ) -> Result<Vec<String>> {
         let cfg = self.anonymizer_config(ctx, pk, id)?;
         let mut f = Form::new(body, Mode::Full)?;
         let texts = f.strings("texts", List::REQUIRED.max(MAX_TEXTS), TEXT);
@@ -144,7 +216,9 @@ impl Engine {
         let replacers = parse_replacers(&mut f);
         f.finish()?;
         let (texts, names) = (texts.unwrap_or_default(), names.expect("validated"));
-        Anonymizer::new(&cfg, &names).anonymize_texts(&texts, consistent, replacers.as_deref()).map_err(replacer_error)
+        Anonymizer::new(&cfg, &names)
+            .anonymize_texts(&texts, consistent, replacers.as_deref())
+            .map_err(replacer_error)
     }
 }
 

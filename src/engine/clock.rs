@@ -6,5 +6,7 @@ const FORMAT: &[FormatItem<'static>] =
 
 /// The current instant, rendered.
 pub fn now() -> String {
-    OffsetDateTime::now_utc().format(FORMAT).expect("timestamp formats")
+    OffsetDateTime::now_utc()
+        .format(FORMAT)
+        .expect("timestamp formats")
 }

@@ -31,13 +31,18 @@ fn disk_of(dir: &Path) -> (u64, u64) {
 
 /// NVIDIA GPUs as the kernel driver lists them (model names).
 fn gpus() -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir("/proc/driver/nvidia/gpus") else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir("/proc/driver/nvidia/gpus") else {
+        return Vec::new();
+    };
     entries
         .flatten()
         .map(|e| {
             std::fs::read_to_string(e.path().join("information"))
                 .ok()
-                .and_then(|info| info.lines().find_map(|l| l.strip_prefix("Model:").map(|m| m.trim().to_string())))
+                .and_then(|info| {
+                    info.lines()
+                        .find_map(|l| l.strip_prefix("Model:").map(|m| m.trim().to_string()))
+                })
                 .unwrap_or_else(|| "NVIDIA GPU".into())
         })
         .collect()
@@ -52,7 +57,10 @@ impl Engine {
             let mut sys = self.sys.lock().unwrap_or_else(|p| p.into_inner());
             sys.refresh_memory();
             sys.refresh_cpu_usage();
-            (sizes(sys.available_memory(), sys.total_memory()), json!({"percent": (sys.global_cpu_usage() as f64 * 10.0).round() / 10.0}))
+            (
+                sizes(sys.available_memory(), sys.total_memory()),
+                json!({"percent": (sys.global_cpu_usage() as f64 * 10.0).round() / 10.0}),
+            )
         };
         let devices = gpus();
         let gpu = json!({"count": devices.len(), "devices": devices});

@@ -35,9 +35,18 @@ pub struct Config {
 
 impl Config {
     pub fn new(data_dir: PathBuf) -> Config {
-        let max_upload = std::env::var("TA_MAX_UPLOAD").ok().and_then(|v| v.parse().ok()).unwrap_or(1 << 30);
-        let task_threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
-        Config { data_dir, max_upload, task_threads }
+        let max_upload = std::env::var("TA_MAX_UPLOAD")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1 << 30);
+        let task_threads = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2);
+        Config {
+            data_dir,
+            max_upload,
+            task_threads,
+        }
     }
 }
 
@@ -61,12 +70,22 @@ impl Engine {
     /// Open the data directory (creating it), migrate the store, fail interrupted
     /// tasks, and make sure the `admin` superuser exists.
     pub fn open(config: Config) -> Result<Arc<Engine>> {
-        std::fs::create_dir_all(&config.data_dir)
-            .map_err(|e| error::Error::Internal(format!("cannot create data directory {}: {e}", config.data_dir.display())))?;
+        std::fs::create_dir_all(&config.data_dir).map_err(|e| {
+            error::Error::Internal(format!(
+                "cannot create data directory {}: {e}",
+                config.data_dir.display()
+            ))
+        })?;
         let store = Arc::new(store::Store::open(&config.data_dir.join("ta.sqlite3"))?);
         let mut sys = sysinfo::System::new();
         sys.refresh_cpu_usage();
-        let engine = Engine { runner: tasks::TaskRunner::new(config.task_threads), store, sys: Mutex::new(sys), matchers: Default::default(), config };
+        let engine = Engine {
+            runner: tasks::TaskRunner::new(config.task_threads),
+            store,
+            sys: Mutex::new(sys),
+            matchers: Default::default(),
+            config,
+        };
         engine.fail_interrupted_tasks()?;
         Ok(Arc::new(engine))
     }

@@ -70,25 +70,39 @@ struct ProjectFields {
 
 /// Python repr of a list of strings: `['a', 'b']`.
 pub fn py_list(items: &[String]) -> String {
-    let inner: Vec<String> = items.iter().map(|s| format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))).collect();
+    let inner: Vec<String> = items
+        .iter()
+        .map(|s| format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'")))
+        .collect();
     format!("[{}]", inner.join(", "))
 }
 
 impl Engine {
     fn project_exists(&self, pk: i64) -> Result<bool> {
-        self.store.with(|c| Ok(c.query_row("SELECT EXISTS(SELECT 1 FROM projects WHERE id = ?1)", [pk], |r| r.get(0))?))
+        self.store.with(|c| {
+            Ok(c.query_row(
+                "SELECT EXISTS(SELECT 1 FROM projects WHERE id = ?1)",
+                [pk],
+                |r| r.get(0),
+            )?)
+        })
     }
 
     fn is_member(&self, pk: i64, user_id: i64) -> Result<bool> {
         self.store.with(|c| {
-            Ok(c.query_row("SELECT EXISTS(SELECT 1 FROM project_users WHERE project_id = ?1 AND user_id = ?2)", [pk, user_id], |r| r.get(0))?)
+            Ok(c.query_row(
+                "SELECT EXISTS(SELECT 1 FROM project_users WHERE project_id = ?1 AND user_id = ?2)",
+                [pk, user_id],
+                |r| r.get(0),
+            )?)
         })
     }
 
     /// Gate for everything under `/projects/{pk}/...`: members and superusers of an
     /// existing project pass; all others get the reference's 403.
     pub fn check_project_access(&self, ctx: &Ctx, pk: i64) -> Result<()> {
-        let ok = self.project_exists(pk)? && (ctx.user.is_superuser || self.is_member(pk, ctx.user.id)?);
+        let ok = self.project_exists(pk)?
+            && (ctx.user.is_superuser || self.is_member(pk, ctx.user.id)?);
         if ok {
             Ok(())
         } else {
@@ -113,7 +127,11 @@ impl Engine {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )?)
         })?;
-        let users = self.project_user_ids(pk)?.into_iter().map(|id| format!("{}/users/{id}/", ctx.base_url)).collect();
+        let users = self
+            .project_user_ids(pk)?
+            .into_iter()
+            .map(|id| format!("{}/users/{id}/", ctx.base_url))
+            .collect();
         let indices = self.project_indices(pk)?;
         let base = format!("{}/projects/{pk}", ctx.base_url);
         let resources = RESOURCE_LINKS
@@ -126,13 +144,25 @@ impl Engine {
                 (name.to_string(), Value::String(url))
             })
             .collect();
-        Ok(ProjectOut { url: format!("{base}/"), id: pk, title, author_username: author.unwrap_or_default(), users, indices, resources })
+        Ok(ProjectOut {
+            url: format!("{base}/"),
+            id: pk,
+            title,
+            author_username: author.unwrap_or_default(),
+            users,
+            indices,
+            resources,
+        })
     }
 
     fn project_user_ids(&self, pk: i64) -> Result<Vec<i64>> {
         self.store.with(|c| {
-            let mut st = c.prepare("SELECT user_id FROM project_users WHERE project_id = ?1 ORDER BY user_id")?;
-            let ids = st.query_map([pk], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
+            let mut st = c.prepare(
+                "SELECT user_id FROM project_users WHERE project_id = ?1 ORDER BY user_id",
+            )?;
+            let ids = st
+                .query_map([pk], |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<i64>>>()?;
             Ok(ids)
         })
     }
@@ -152,18 +182,35 @@ impl Engine {
     pub fn register_index(&self, name: &str) -> Result<i64> {
         self.store.with(|c| {
             c.execute("INSERT OR IGNORE INTO indices (name) VALUES (?1)", [name])?;
-            Ok(c.query_row("SELECT id FROM indices WHERE name = ?1", [name], |r| r.get(0))?)
+            Ok(
+                c.query_row("SELECT id FROM indices WHERE name = ?1", [name], |r| {
+                    r.get(0)
+                })?,
+            )
         })
     }
 
     /// Attach an index to a project (registering it first).
     pub fn add_project_index(&self, pk: i64, name: &str) -> Result<()> {
         let id = self.register_index(name)?;
-        self.store.with(|c| Ok(c.execute("INSERT OR IGNORE INTO project_indices (project_id, index_id) VALUES (?1, ?2)", [pk, id]).map(|_| ())?))
+        self.store.with(|c| {
+            Ok(c.execute(
+                "INSERT OR IGNORE INTO project_indices (project_id, index_id) VALUES (?1, ?2)",
+                [pk, id],
+            )
+            .map(|_| ())?)
+        })
     }
 
     fn index_id(&self, name: &str) -> Result<Option<i64>> {
-        self.store.with(|c| Ok(c.query_row("SELECT id FROM indices WHERE name = ?1", [name], |r| r.get(0)).optional()?))
+        self.store.with(|c| {
+            Ok(
+                c.query_row("SELECT id FROM indices WHERE name = ?1", [name], |r| {
+                    r.get(0)
+                })
+                .optional()?,
+            )
+        })
     }
 
     fn parse_project(&self, body: &Value, mode: Mode) -> Result<ProjectFields> {
@@ -184,13 +231,23 @@ impl Engine {
             if missing.is_empty() {
                 indices = Some(ids);
             } else {
-                f.fail("indices", format!("Indices in {} do not match with indices available in Elasticsearch!", py_list(&missing)));
+                f.fail(
+                    "indices",
+                    format!(
+                        "Indices in {} do not match with indices available in Elasticsearch!",
+                        py_list(&missing)
+                    ),
+                );
             }
         } else if mode == Mode::Full && f.raw("indices").is_none() {
             indices = Some(Vec::new());
         }
         f.finish().map_err(flatten_user_errors)?;
-        Ok(ProjectFields { title, users, indices })
+        Ok(ProjectFields {
+            title,
+            users,
+            indices,
+        })
     }
 
     fn write_project(&self, pk: i64, p: &ProjectFields) -> Result<()> {
@@ -215,10 +272,19 @@ impl Engine {
     }
 
     /// GET /projects/ (plain array; `title` filter; `ordering`).
-    pub fn list_projects(&self, ctx: &Ctx, query: &BTreeMap<String, String>) -> Result<Vec<ProjectOut>> {
+    pub fn list_projects(
+        &self,
+        ctx: &Ctx,
+        query: &BTreeMap<String, String>,
+    ) -> Result<Vec<ProjectOut>> {
         let order = super::resources::order_clause(
             query.get("ordering").map(String::as_str),
-            &[("id", "p.id"), ("title", "p.title"), ("users_count", "users_count"), ("indices_count", "indices_count")],
+            &[
+                ("id", "p.id"),
+                ("title", "p.title"),
+                ("users_count", "users_count"),
+                ("indices_count", "indices_count"),
+            ],
         );
         let title = query.get("title").cloned().unwrap_or_default();
         let ids: Vec<i64> = self.store.with(|c| {
@@ -237,7 +303,9 @@ impl Engine {
                 .collect::<rusqlite::Result<Vec<i64>>>()?;
             Ok(ids)
         })?;
-        ids.into_iter().map(|id| self.render_project(ctx, id)).collect()
+        ids.into_iter()
+            .map(|id| self.render_project(ctx, id))
+            .collect()
     }
 
     /// POST /projects/ (superusers only).
@@ -247,7 +315,10 @@ impl Engine {
         }
         let p = self.parse_project(body, Mode::Full)?;
         let pk = self.store.with(|c| {
-            c.execute("INSERT INTO projects (title, author_id) VALUES (?1, ?2)", params![p.title, ctx.user.id])?;
+            c.execute(
+                "INSERT INTO projects (title, author_id) VALUES (?1, ?2)",
+                params![p.title, ctx.user.id],
+            )?;
             Ok(c.last_insert_rowid())
         })?;
         self.write_project(pk, &p)?;
@@ -270,7 +341,13 @@ impl Engine {
     }
 
     /// PUT (`Mode::Full`) or PATCH (`Mode::Partial`) /projects/{pk}/.
-    pub fn update_project(&self, ctx: &Ctx, pk: i64, body: &Value, mode: Mode) -> Result<ProjectOut> {
+    pub fn update_project(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        body: &Value,
+        mode: Mode,
+    ) -> Result<ProjectOut> {
         self.check_project_admin(ctx, pk)?;
         let p = self.parse_project(body, mode)?;
         self.write_project(pk, &p)?;
@@ -280,7 +357,10 @@ impl Engine {
     /// DELETE /projects/{pk}/ — removes the project and all its resources (not index data).
     pub fn delete_project(&self, ctx: &Ctx, pk: i64) -> Result<()> {
         self.check_project_admin(ctx, pk)?;
-        self.store.with(|c| Ok(c.execute("DELETE FROM projects WHERE id = ?1", [pk]).map(|_| ())?))
+        self.store.with(|c| {
+            Ok(c.execute("DELETE FROM projects WHERE id = ?1", [pk])
+                .map(|_| ())?)
+        })
     }
 
     /// GET /projects/{pk}/get_fields/ — `[{"index", "fields": [{"path", "type"}]}]` per
@@ -291,14 +371,19 @@ impl Engine {
         self.check_project_access(ctx, pk)?;
         match self.project_indices(pk)?.as_slice() {
             [] => Ok(Vec::new()),
-            names => Err(Error::BadRequest(format!("No index store is available for indices {}.", py_list(names)))),
+            names => Err(Error::BadRequest(format!(
+                "No index store is available for indices {}.",
+                py_list(names)
+            ))),
         }
     }
 
     /// GET /projects/{pk}/get_indices/.
     pub fn get_project_indices(&self, ctx: &Ctx, pk: i64) -> Result<IndicesOut> {
         self.check_project_access(ctx, pk)?;
-        Ok(IndicesOut { indices: self.project_indices(pk)? })
+        Ok(IndicesOut {
+            indices: self.project_indices(pk)?,
+        })
     }
 }
 
@@ -308,7 +393,11 @@ fn flatten_user_errors(e: Error) -> Error {
     match e {
         Error::Invalid(Value::Object(mut m)) => {
             if let Some(Value::Object(items)) = m.get("users").cloned() {
-                let first = items.values().next().cloned().unwrap_or(Value::Array(vec![]));
+                let first = items
+                    .values()
+                    .next()
+                    .cloned()
+                    .unwrap_or(Value::Array(vec![]));
                 m.insert("users".into(), first);
             }
             Error::Invalid(Value::Object(m))

@@ -72,12 +72,18 @@ impl MatcherCache {
         }
         let cfg: MatcherConfig = serde_json::from_value(config.clone()).map_err(Error::internal)?;
         let m = Arc::new(Matcher::compile(&cfg).map_err(compile_error)?);
-        self.map.write().unwrap_or_else(|p| p.into_inner()).insert(id, (key, m.clone()));
+        self.map
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id, (key, m.clone()));
         Ok(m)
     }
 
     fn evict(&self, id: i64) {
-        self.map.write().unwrap_or_else(|p| p.into_inner()).remove(&id);
+        self.map
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
     }
 }
 
@@ -114,13 +120,20 @@ fn parse_doc(body: &Value) -> Result<(Value, Vec<String>)> {
     let doc = f.object("doc", true).cloned();
     let fields = f.strings("fields", List::REQUIRED.non_empty(), Str::REQUIRED);
     f.finish()?;
-    Ok((Value::Object(doc.unwrap_or_default()), fields.unwrap_or_default()))
+    Ok((
+        Value::Object(doc.unwrap_or_default()),
+        fields.unwrap_or_default(),
+    ))
 }
 
 /// Validate a tagger body onto `base` (defaults for create/PUT, the stored
 /// configuration for PATCH); returns the description and the compiled-ready config.
 fn parse_tagger(body: &Value, mode: Mode, base: &Resource) -> Result<(String, MatcherConfig)> {
-    let mut cfg: MatcherConfig = if mode == Mode::Partial { serde_json::from_value(base.config.clone()).unwrap_or_default() } else { MatcherConfig::default() };
+    let mut cfg: MatcherConfig = if mode == Mode::Partial {
+        serde_json::from_value(base.config.clone()).unwrap_or_default()
+    } else {
+        MatcherConfig::default()
+    };
     let mut f = Form::new(body, mode)?;
     let description = f.string("description", Str::REQUIRED.max(1000));
     let item = Str::REQUIRED;
@@ -139,7 +152,11 @@ fn parse_tagger(body: &Value, mode: Mode, base: &Resource) -> Result<(String, Ma
     if let Some(v) = f.number("required_words", false, None, None) {
         cfg.required_words = v;
     }
-    for (name, slot) in [("phrase_slop", &mut cfg.phrase_slop), ("counter_slop", &mut cfg.counter_slop), ("n_allowed_edits", &mut cfg.n_allowed_edits)] {
+    for (name, slot) in [
+        ("phrase_slop", &mut cfg.phrase_slop),
+        ("counter_slop", &mut cfg.counter_slop),
+        ("n_allowed_edits", &mut cfg.n_allowed_edits),
+    ] {
         if let Some(v) = f.integer(name, false, None, None) {
             *slot = v;
         }
@@ -164,11 +181,21 @@ fn parse_tagger(body: &Value, mode: Mode, base: &Resource) -> Result<(String, Ma
 
 /// Borrow loaded taggers as the matcher module's member tuples.
 fn as_members(taggers: &[(Resource, Arc<Matcher>)]) -> Vec<ops::Member<'_>> {
-    taggers.iter().map(|(r, m)| (r.id, r.description.as_str(), m.as_ref())).collect()
+    taggers
+        .iter()
+        .map(|(r, m)| (r.id, r.description.as_str(), m.as_ref()))
+        .collect()
 }
 
 fn blank_resource() -> Resource {
-    Resource { id: 0, project_id: 0, author_username: String::new(), description: String::new(), config: json!({}), task_id: None }
+    Resource {
+        id: 0,
+        project_id: 0,
+        author_username: String::new(),
+        description: String::new(),
+        config: json!({}),
+        task_id: None,
+    }
 }
 
 impl Engine {
@@ -179,12 +206,23 @@ impl Engine {
             author_username: r.author_username.clone(),
             description: r.description.clone(),
             config: serde_json::from_value(r.config.clone()).unwrap_or_default(),
-            tagger_groups: self.owners((Kind::RegexTagger, r.id), Kind::RegexTaggerGroup)?.into_iter().map(|(id, d)| GroupRef { tagger_group_id: id, description: d }).collect(),
+            tagger_groups: self
+                .owners((Kind::RegexTagger, r.id), Kind::RegexTaggerGroup)?
+                .into_iter()
+                .map(|(id, d)| GroupRef {
+                    tagger_group_id: id,
+                    description: d,
+                })
+                .collect(),
         })
     }
 
     fn render_group(&self, ctx: &Ctx, r: &Resource) -> Result<RegexTaggerGroupOut> {
-        let members = self.resources_by_ids(Kind::RegexTagger, r.project_id, &self.members((Kind::RegexTaggerGroup, r.id), Kind::RegexTagger)?)?;
+        let members = self.resources_by_ids(
+            Kind::RegexTagger,
+            r.project_id,
+            &self.members((Kind::RegexTaggerGroup, r.id), Kind::RegexTagger)?,
+        )?;
         Ok(RegexTaggerGroupOut {
             id: r.id,
             url: resource_url(ctx, r.project_id, Kind::RegexTaggerGroup, r.id),
@@ -195,7 +233,13 @@ impl Engine {
                 None => None,
             },
             description: r.description.clone(),
-            tagger_info: members.iter().map(|m| TaggerRef { tagger_id: m.id, description: m.description.clone() }).collect(),
+            tagger_info: members
+                .iter()
+                .map(|m| TaggerRef {
+                    tagger_id: m.id,
+                    description: m.description.clone(),
+                })
+                .collect(),
         })
     }
 
@@ -204,16 +248,33 @@ impl Engine {
         self.matchers.get(r.id, &r.config)
     }
 
-    pub fn list_regex_taggers(&self, ctx: &Ctx, pk: i64, q: &BTreeMap<String, String>) -> Result<Page<RegexTaggerOut>> {
+    pub fn list_regex_taggers(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        q: &BTreeMap<String, String>,
+    ) -> Result<Page<RegexTaggerOut>> {
         self.check_project_access(ctx, pk)?;
         let (count, rows) = self.page_resources(Kind::RegexTagger, pk, q)?;
-        Ok(Page { count, results: rows.iter().map(|r| self.render_tagger(ctx, r)).collect::<Result<_>>()? })
+        Ok(Page {
+            count,
+            results: rows
+                .iter()
+                .map(|r| self.render_tagger(ctx, r))
+                .collect::<Result<_>>()?,
+        })
     }
 
     pub fn create_regex_tagger(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<RegexTaggerOut> {
         self.check_project_access(ctx, pk)?;
         let (description, cfg) = parse_tagger(body, Mode::Full, &blank_resource())?;
-        let id = self.insert_resource(Kind::RegexTagger, ctx, pk, &description, &serde_json::to_value(cfg).map_err(Error::internal)?)?;
+        let id = self.insert_resource(
+            Kind::RegexTagger,
+            ctx,
+            pk,
+            &description,
+            &serde_json::to_value(cfg).map_err(Error::internal)?,
+        )?;
         self.get_regex_tagger(ctx, pk, id)
     }
 
@@ -222,11 +283,23 @@ impl Engine {
         self.render_tagger(ctx, &self.resource(Kind::RegexTagger, pk, id)?)
     }
 
-    pub fn update_regex_tagger(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value, mode: Mode) -> Result<RegexTaggerOut> {
+    pub fn update_regex_tagger(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+        body: &Value,
+        mode: Mode,
+    ) -> Result<RegexTaggerOut> {
         self.check_project_access(ctx, pk)?;
         let r = self.resource(Kind::RegexTagger, pk, id)?;
         let (description, cfg) = parse_tagger(body, mode, &r)?;
-        self.update_resource(Kind::RegexTagger, id, &description, &serde_json::to_value(cfg).map_err(Error::internal)?)?;
+        self.update_resource(
+            Kind::RegexTagger,
+            id,
+            &description,
+            &serde_json::to_value(cfg).map_err(Error::internal)?,
+        )?;
         self.get_regex_tagger(ctx, pk, id)
     }
 
@@ -245,19 +318,37 @@ impl Engine {
         Ok((r, m))
     }
 
-    pub fn regex_tag_text(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<ops::TagResult> {
+    pub fn regex_tag_text(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+        body: &Value,
+    ) -> Result<ops::TagResult> {
         let (r, m) = self.tagger(ctx, pk, id)?;
         let text = parse_text(body)?;
         ops::tag_text(r.id, &r.description, &m, &text).map_err(match_error)
     }
 
-    pub fn regex_tag_texts(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<Vec<ops::TagResult>> {
+    pub fn regex_tag_texts(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+        body: &Value,
+    ) -> Result<Vec<ops::TagResult>> {
         let (r, m) = self.tagger(ctx, pk, id)?;
         let texts = parse_texts(body)?;
         ops::tag_texts(r.id, &r.description, &m, &texts).map_err(match_error)
     }
 
-    pub fn regex_tag_doc(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<ops::TagResult> {
+    pub fn regex_tag_doc(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+        body: &Value,
+    ) -> Result<ops::TagResult> {
         let (r, m) = self.tagger(ctx, pk, id)?;
         let (doc, fields) = parse_doc(body)?;
         ops::tag_doc(r.id, &r.description, &m, &doc, &fields).map_err(match_error)
@@ -265,11 +356,22 @@ impl Engine {
 
     /// Taggers of the project with their matchers; `ids` empty = all.
     fn taggers_with_matchers(&self, pk: i64, ids: &[i64]) -> Result<Vec<(Resource, Arc<Matcher>)>> {
-        let rows = if ids.is_empty() { self.all_resources(Kind::RegexTagger, pk)? } else { self.resources_by_ids(Kind::RegexTagger, pk, ids)? };
-        rows.into_iter().map(|r| self.matcher(&r).map(|m| (r, m))).collect()
+        let rows = if ids.is_empty() {
+            self.all_resources(Kind::RegexTagger, pk)?
+        } else {
+            self.resources_by_ids(Kind::RegexTagger, pk, ids)?
+        };
+        rows.into_iter()
+            .map(|r| self.matcher(&r).map(|m| (r, m)))
+            .collect()
     }
 
-    pub fn regex_multitag_text(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<Vec<ops::MultiTagEntry>> {
+    pub fn regex_multitag_text(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        body: &Value,
+    ) -> Result<Vec<ops::MultiTagEntry>> {
         self.check_project_access(ctx, pk)?;
         let mut f = Form::new(body, Mode::Full)?;
         let text = f.string("text", TEXT);
@@ -281,14 +383,33 @@ impl Engine {
 
     // ---- groups ----
 
-    fn parse_group(&self, pk: i64, body: &Value, mode: Mode) -> Result<(Option<String>, Option<Vec<i64>>)> {
+    fn parse_group(
+        &self,
+        pk: i64,
+        body: &Value,
+        mode: Mode,
+    ) -> Result<(Option<String>, Option<Vec<i64>>)> {
         let mut f = Form::new(body, mode)?;
         let ids = f.pks("regex_taggers", List::REQUIRED);
         let mut members = None;
         if let Some(ids) = ids {
-            match ids.iter().find(|id| !self.resource_exists(Kind::RegexTagger, **id).unwrap_or(false)) {
-                Some(bad) => f.fail("regex_taggers", format!("Invalid pk \"{bad}\" - object does not exist.")),
-                None => members = Some(self.resources_by_ids(Kind::RegexTagger, pk, &ids)?.iter().map(|r| r.id).collect()),
+            match ids.iter().find(|id| {
+                !self
+                    .resource_exists(Kind::RegexTagger, **id)
+                    .unwrap_or(false)
+            }) {
+                Some(bad) => f.fail(
+                    "regex_taggers",
+                    format!("Invalid pk \"{bad}\" - object does not exist."),
+                ),
+                None => {
+                    members = Some(
+                        self.resources_by_ids(Kind::RegexTagger, pk, &ids)?
+                            .iter()
+                            .map(|r| r.id)
+                            .collect(),
+                    )
+                }
             }
         }
         let description = f.string("description", Str::REQUIRED.max(1000));
@@ -296,30 +417,73 @@ impl Engine {
         Ok((description, members))
     }
 
-    pub fn list_regex_tagger_groups(&self, ctx: &Ctx, pk: i64, q: &BTreeMap<String, String>) -> Result<Page<RegexTaggerGroupOut>> {
+    pub fn list_regex_tagger_groups(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        q: &BTreeMap<String, String>,
+    ) -> Result<Page<RegexTaggerGroupOut>> {
         self.check_project_access(ctx, pk)?;
         let (count, rows) = self.page_resources(Kind::RegexTaggerGroup, pk, q)?;
-        Ok(Page { count, results: rows.iter().map(|r| self.render_group(ctx, r)).collect::<Result<_>>()? })
+        Ok(Page {
+            count,
+            results: rows
+                .iter()
+                .map(|r| self.render_group(ctx, r))
+                .collect::<Result<_>>()?,
+        })
     }
 
-    pub fn create_regex_tagger_group(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<RegexTaggerGroupOut> {
+    pub fn create_regex_tagger_group(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        body: &Value,
+    ) -> Result<RegexTaggerGroupOut> {
         self.check_project_access(ctx, pk)?;
         let (description, members) = self.parse_group(pk, body, Mode::Full)?;
-        let id = self.insert_resource(Kind::RegexTaggerGroup, ctx, pk, &description.unwrap_or_default(), &json!({}))?;
-        self.set_members((Kind::RegexTaggerGroup, id), Kind::RegexTagger, &members.unwrap_or_default())?;
+        let id = self.insert_resource(
+            Kind::RegexTaggerGroup,
+            ctx,
+            pk,
+            &description.unwrap_or_default(),
+            &json!({}),
+        )?;
+        self.set_members(
+            (Kind::RegexTaggerGroup, id),
+            Kind::RegexTagger,
+            &members.unwrap_or_default(),
+        )?;
         self.get_regex_tagger_group(ctx, pk, id)
     }
 
-    pub fn get_regex_tagger_group(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<RegexTaggerGroupOut> {
+    pub fn get_regex_tagger_group(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+    ) -> Result<RegexTaggerGroupOut> {
         self.check_project_access(ctx, pk)?;
         self.render_group(ctx, &self.resource(Kind::RegexTaggerGroup, pk, id)?)
     }
 
-    pub fn update_regex_tagger_group(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value, mode: Mode) -> Result<RegexTaggerGroupOut> {
+    pub fn update_regex_tagger_group(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+        body: &Value,
+        mode: Mode,
+    ) -> Result<RegexTaggerGroupOut> {
         self.check_project_access(ctx, pk)?;
         let r = self.resource(Kind::RegexTaggerGroup, pk, id)?;
         let (description, members) = self.parse_group(pk, body, mode)?;
-        self.update_resource(Kind::RegexTaggerGroup, id, description.as_deref().unwrap_or(&r.description), &r.config)?;
+        self.update_resource(
+            Kind::RegexTaggerGroup,
+            id,
+            description.as_deref().unwrap_or(&r.description),
+            &r.config,
+        )?;
         if let Some(m) = members {
             self.set_members((Kind::RegexTaggerGroup, id), Kind::RegexTagger, &m)?;
         }
@@ -332,69 +496,136 @@ impl Engine {
     }
 
     /// A group and its members' matchers (ascending tagger id), after the access check.
-    fn loaded_group(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<(Resource, Vec<(Resource, Arc<Matcher>)>)> {
+    fn loaded_group(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+    ) -> Result<(Resource, Vec<(Resource, Arc<Matcher>)>)> {
         self.check_project_access(ctx, pk)?;
         let g = self.resource(Kind::RegexTaggerGroup, pk, id)?;
         let ids = self.members((Kind::RegexTaggerGroup, id), Kind::RegexTagger)?;
-        let members = if ids.is_empty() { Vec::new() } else { self.taggers_with_matchers(pk, &ids)? };
+        let members = if ids.is_empty() {
+            Vec::new()
+        } else {
+            self.taggers_with_matchers(pk, &ids)?
+        };
         Ok((g, members))
     }
 
-    pub fn group_tag_text(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<ops::GroupTagResult> {
+    pub fn group_tag_text(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+        body: &Value,
+    ) -> Result<ops::GroupTagResult> {
         let (g, members) = self.loaded_group(ctx, pk, id)?;
         let text = parse_text(body)?;
         ops::group_tag_text(g.id, &g.description, &as_members(&members), &text).map_err(match_error)
     }
 
-    pub fn group_tag_texts(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<ops::GroupTagTextsResult> {
+    pub fn group_tag_texts(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+        body: &Value,
+    ) -> Result<ops::GroupTagTextsResult> {
         let (g, members) = self.loaded_group(ctx, pk, id)?;
         let texts = parse_texts(body)?;
-        ops::group_tag_texts(g.id, &g.description, &as_members(&members), &texts).map_err(match_error)
+        ops::group_tag_texts(g.id, &g.description, &as_members(&members), &texts)
+            .map_err(match_error)
     }
 
-    pub fn group_tag_doc(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<ops::GroupTagResult> {
+    pub fn group_tag_doc(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+        body: &Value,
+    ) -> Result<ops::GroupTagResult> {
         let (g, members) = self.loaded_group(ctx, pk, id)?;
         let (doc, fields) = parse_doc(body)?;
-        ops::group_tag_doc(g.id, &g.description, &as_members(&members), &doc, &fields).map_err(match_error)
+        ops::group_tag_doc(g.id, &g.description, &as_members(&members), &doc, &fields)
+            .map_err(match_error)
     }
 
-    pub fn group_simple_tag_text(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<Vec<String>> {
+    pub fn group_simple_tag_text(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+        body: &Value,
+    ) -> Result<Vec<String>> {
         let (_, members) = self.loaded_group(ctx, pk, id)?;
         let text = parse_text(body)?;
         ops::simple_tag_text(&as_members(&members), &text).map_err(match_error)
     }
 
     /// Groups of the project with members; `ids` empty = all.
-    fn groups_for(&self, pk: i64, body: &Value) -> Result<(String, Vec<(Resource, Vec<(Resource, Arc<Matcher>)>)>)> {
+    fn groups_for(
+        &self,
+        pk: i64,
+        body: &Value,
+    ) -> Result<(String, Vec<(Resource, Vec<(Resource, Arc<Matcher>)>)>)> {
         let mut f = Form::new(body, Mode::Full)?;
         let text = f.string("text", TEXT);
         let ids = f.pks("tagger_groups", List::OPTIONAL).unwrap_or_default();
         f.finish()?;
-        let rows = if ids.is_empty() { self.all_resources(Kind::RegexTaggerGroup, pk)? } else { self.resources_by_ids(Kind::RegexTaggerGroup, pk, &ids)? };
+        let rows = if ids.is_empty() {
+            self.all_resources(Kind::RegexTaggerGroup, pk)?
+        } else {
+            self.resources_by_ids(Kind::RegexTaggerGroup, pk, &ids)?
+        };
         let groups = rows
             .into_iter()
             .map(|g| {
                 let ids = self.members((Kind::RegexTaggerGroup, g.id), Kind::RegexTagger)?;
-                let members = if ids.is_empty() { Vec::new() } else { self.taggers_with_matchers(pk, &ids)? };
+                let members = if ids.is_empty() {
+                    Vec::new()
+                } else {
+                    self.taggers_with_matchers(pk, &ids)?
+                };
                 Ok((g, members))
             })
             .collect::<Result<Vec<_>>>()?;
         Ok((text.unwrap_or_default(), groups))
     }
 
-    fn with_groups<T>(&self, ctx: &Ctx, pk: i64, body: &Value, f: impl FnOnce(&[ops::Group], &str) -> Result<T, MatchError>) -> Result<T> {
+    fn with_groups<T>(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        body: &Value,
+        f: impl FnOnce(&[ops::Group], &str) -> Result<T, MatchError>,
+    ) -> Result<T> {
         self.check_project_access(ctx, pk)?;
         let (text, groups) = self.groups_for(pk, body)?;
         let members: Vec<Vec<ops::Member>> = groups.iter().map(|(_, ms)| as_members(ms)).collect();
-        let gs: Vec<ops::Group> = groups.iter().zip(&members).map(|((g, _), ms)| (g.id, g.description.as_str(), ms.as_slice())).collect();
+        let gs: Vec<ops::Group> = groups
+            .iter()
+            .zip(&members)
+            .map(|((g, _), ms)| (g.id, g.description.as_str(), ms.as_slice()))
+            .collect();
         f(&gs, &text).map_err(match_error)
     }
 
-    pub fn group_multitag_text(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<Vec<ops::GroupMultiTagEntry>> {
+    pub fn group_multitag_text(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        body: &Value,
+    ) -> Result<Vec<ops::GroupMultiTagEntry>> {
         self.with_groups(ctx, pk, body, ops::group_multitag_text)
     }
 
-    pub fn group_simple_multitag_text(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<Map<String, Value>> {
+    pub fn group_simple_multitag_text(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        body: &Value,
+    ) -> Result<Map<String, Value>> {
         self.with_groups(ctx, pk, body, ops::simple_multitag_text)
     }
 }
@@ -421,7 +652,14 @@ fn blank_text_error() -> Error {
 
 impl Engine {
     /// Tag many texts/documents with one tagger, in parallel, keeping input order.
-    pub fn regex_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, items: &[BatchItem], fields: &[String]) -> Result<Vec<Value>> {
+    pub fn regex_tag_batch(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+        items: &[BatchItem],
+        fields: &[String],
+    ) -> Result<Vec<Value>> {
         use rayon::prelude::*;
         let (r, m) = self.tagger(ctx, pk, id)?;
         Ok(items
@@ -432,14 +670,23 @@ impl Engine {
                         "" => Err(blank_text_error()),
                         t => ops::tag_text(r.id, &r.description, &m, t).map_err(match_error),
                     },
-                    BatchItem::Doc(d) => ops::tag_doc(r.id, &r.description, &m, d, fields).map_err(match_error),
+                    BatchItem::Doc(d) => {
+                        ops::tag_doc(r.id, &r.description, &m, d, fields).map_err(match_error)
+                    }
                 })
             })
             .collect())
     }
 
     /// Tag many texts/documents with one group, in parallel, keeping input order.
-    pub fn group_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, items: &[BatchItem], fields: &[String]) -> Result<Vec<Value>> {
+    pub fn group_tag_batch(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+        items: &[BatchItem],
+        fields: &[String],
+    ) -> Result<Vec<Value>> {
         use rayon::prelude::*;
         let (g, members) = self.loaded_group(ctx, pk, id)?;
         let members = as_members(&members);
@@ -449,9 +696,13 @@ impl Engine {
                 item_value(match it {
                     BatchItem::Text(t) => match ops::trim_request_text(t) {
                         "" => Err(blank_text_error()),
-                        t => ops::group_tag_text(g.id, &g.description, &members, t).map_err(match_error),
+                        t => ops::group_tag_text(g.id, &g.description, &members, t)
+                            .map_err(match_error),
                     },
-                    BatchItem::Doc(d) => ops::group_tag_doc(g.id, &g.description, &members, d, fields).map_err(match_error),
+                    BatchItem::Doc(d) => {
+                        ops::group_tag_doc(g.id, &g.description, &members, d, fields)
+                            .map_err(match_error)
+                    }
                 })
             })
             .collect())
@@ -461,7 +712,12 @@ impl Engine {
     pub fn project_of(&self, ctx: &Ctx, kind: Kind, id: i64) -> Result<i64> {
         let pk: Option<i64> = self.store.with(|c| {
             use rusqlite::OptionalExtension;
-            Ok(c.query_row("SELECT project_id FROM resources WHERE kind = ?1 AND id = ?2", rusqlite::params![kind.tag(), id], |r| r.get(0)).optional()?)
+            Ok(c.query_row(
+                "SELECT project_id FROM resources WHERE kind = ?1 AND id = ?2",
+                rusqlite::params![kind.tag(), id],
+                |r| r.get(0),
+            )
+            .optional()?)
         })?;
         let pk = pk.ok_or_else(Error::not_found)?;
         self.check_project_access(ctx, pk)?;

@@ -70,7 +70,12 @@ impl Kind {
 /// expression); ties and the default order are ascending id.
 pub fn order_clause(ordering: Option<&str>, allowed: &[(&str, &str)]) -> String {
     let mut parts: Vec<String> = Vec::new();
-    for term in ordering.unwrap_or("").split(',').map(str::trim).filter(|t| !t.is_empty()) {
+    for term in ordering
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
         let (desc, name) = match term.strip_prefix('-') {
             Some(n) => (true, n),
             None => (false, term),
@@ -79,7 +84,11 @@ pub fn order_clause(ordering: Option<&str>, allowed: &[(&str, &str)]) -> String 
             parts.push(format!("{sql} {}", if desc { "DESC" } else { "ASC" }));
         }
     }
-    let id_col = allowed.iter().find(|(n, _)| *n == "id").map(|(_, s)| *s).unwrap_or("id");
+    let id_col = allowed
+        .iter()
+        .find(|(n, _)| *n == "id")
+        .map(|(_, s)| *s)
+        .unwrap_or("id");
     parts.push(format!("{id_col} ASC"));
     parts.join(", ")
 }
@@ -96,12 +105,17 @@ pub fn page_window(query: &BTreeMap<String, String>, count: usize) -> Result<(us
     let page = match query.get("page").map(|s| s.trim()) {
         None => 1,
         Some("last") => pages,
-        Some(p) => p.parse::<usize>().ok().filter(|n| *n >= 1 && *n <= pages).ok_or_else(|| Error::NotFound("Invalid page.".into()))?,
+        Some(p) => p
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n >= 1 && *n <= pages)
+            .ok_or_else(|| Error::NotFound("Invalid page.".into()))?,
     };
     Ok(((page - 1) * size, size))
 }
 
-const COLS: &str = "r.id, r.project_id, COALESCE(u.username, ''), r.description, r.config, r.task_id";
+const COLS: &str =
+    "r.id, r.project_id, COALESCE(u.username, ''), r.description, r.config, r.task_id";
 
 fn row(r: &rusqlite::Row) -> rusqlite::Result<Resource> {
     let config: String = r.get(4)?;
@@ -117,7 +131,14 @@ fn row(r: &rusqlite::Row) -> rusqlite::Result<Resource> {
 
 impl Engine {
     /// Insert a resource; returns its id.
-    pub fn insert_resource(&self, kind: Kind, ctx: &Ctx, project: i64, description: &str, config: &Value) -> Result<i64> {
+    pub fn insert_resource(
+        &self,
+        kind: Kind,
+        ctx: &Ctx,
+        project: i64,
+        description: &str,
+        config: &Value,
+    ) -> Result<i64> {
         self.store.tx(|tx| {
             tx.execute(
                 "INSERT INTO sequences (kind, last) VALUES (?1, 1) ON CONFLICT(kind) DO UPDATE SET last = last + 1",
@@ -148,12 +169,22 @@ impl Engine {
 
     /// Whether a resource of `kind` with this id exists in any project.
     pub fn resource_exists(&self, kind: Kind, id: i64) -> Result<bool> {
-        self.store.with(|c| Ok(c.query_row("SELECT EXISTS(SELECT 1 FROM resources WHERE kind = ?1 AND id = ?2)", params![kind.tag(), id], |r| r.get(0))?))
+        self.store.with(|c| {
+            Ok(c.query_row(
+                "SELECT EXISTS(SELECT 1 FROM resources WHERE kind = ?1 AND id = ?2)",
+                params![kind.tag(), id],
+                |r| r.get(0),
+            )?)
+        })
     }
 
     /// All resources of `kind` in `project` with the given ids (unknown ids dropped), ascending id.
     pub fn resources_by_ids(&self, kind: Kind, project: i64, ids: &[i64]) -> Result<Vec<Resource>> {
-        Ok(self.all_resources(kind, project)?.into_iter().filter(|r| ids.contains(&r.id)).collect())
+        Ok(self
+            .all_resources(kind, project)?
+            .into_iter()
+            .filter(|r| ids.contains(&r.id))
+            .collect())
     }
 
     /// All resources of `kind` in `project`, ascending id.
@@ -169,10 +200,19 @@ impl Engine {
 
     /// One page of resources of `kind`, with the `description` filter and ordering on
     /// `id`, `author__username` and `description`.
-    pub fn page_resources(&self, kind: Kind, project: i64, query: &BTreeMap<String, String>) -> Result<(usize, Vec<Resource>)> {
+    pub fn page_resources(
+        &self,
+        kind: Kind,
+        project: i64,
+        query: &BTreeMap<String, String>,
+    ) -> Result<(usize, Vec<Resource>)> {
         let order = order_clause(
             query.get("ordering").map(String::as_str),
-            &[("id", "r.id"), ("author__username", "u.username"), ("description", "r.description")],
+            &[
+                ("id", "r.id"),
+                ("author__username", "u.username"),
+                ("description", "r.description"),
+            ],
         );
         let filter = query.get("description").cloned().unwrap_or_default();
         let all: Vec<Resource> = self.store.with(|c| {
@@ -188,7 +228,13 @@ impl Engine {
         Ok((count, all.into_iter().skip(offset).take(size).collect()))
     }
 
-    pub fn update_resource(&self, kind: Kind, id: i64, description: &str, config: &Value) -> Result<()> {
+    pub fn update_resource(
+        &self,
+        kind: Kind,
+        id: i64,
+        description: &str,
+        config: &Value,
+    ) -> Result<()> {
         self.store.with(|c| {
             c.execute(
                 "UPDATE resources SET description = ?1, config = ?2 WHERE kind = ?3 AND id = ?4",
@@ -199,19 +245,36 @@ impl Engine {
     }
 
     pub fn set_resource_task(&self, kind: Kind, id: i64, task: i64) -> Result<()> {
-        self.store.with(|c| Ok(c.execute("UPDATE resources SET task_id = ?1 WHERE kind = ?2 AND id = ?3", params![task, kind.tag(), id]).map(|_| ())?))
+        self.store.with(|c| {
+            Ok(c.execute(
+                "UPDATE resources SET task_id = ?1 WHERE kind = ?2 AND id = ?3",
+                params![task, kind.tag(), id],
+            )
+            .map(|_| ())?)
+        })
     }
 
     pub fn delete_resource(&self, kind: Kind, project: i64, id: i64) -> Result<()> {
         self.resource(kind, project, id)?;
-        self.store.with(|c| Ok(c.execute("DELETE FROM resources WHERE kind = ?1 AND id = ?2", params![kind.tag(), id]).map(|_| ())?))
+        self.store.with(|c| {
+            Ok(c.execute(
+                "DELETE FROM resources WHERE kind = ?1 AND id = ?2",
+                params![kind.tag(), id],
+            )
+            .map(|_| ())?)
+        })
     }
 
     /// POST bulk_delete/ — `{"ids": [..]}`; ids of other projects are skipped.
     pub fn bulk_delete(&self, kind: Kind, project: i64, body: &Value) -> Result<BulkDeleteOut> {
-        let ids: Option<Vec<i64>> = body.get("ids").and_then(Value::as_array).and_then(|a| a.iter().map(Value::as_i64).collect());
+        let ids: Option<Vec<i64>> = body
+            .get("ids")
+            .and_then(Value::as_array)
+            .and_then(|a| a.iter().map(Value::as_i64).collect());
         let Some(ids) = ids else {
-            return Err(Error::BadRequestError("Must include key \"ids\" with an array of integers (private keys)".into()));
+            return Err(Error::BadRequestError(
+                "Must include key \"ids\" with an array of integers (private keys)".into(),
+            ));
         };
         let n = self.store.tx(|tx| {
             let mut n = 0;
@@ -236,11 +299,19 @@ impl Engine {
         if n.1 > 0 {
             types.insert("core.Task".to_string(), n.1);
         }
-        Ok(BulkDeleteOut { num_deleted: n.0 + n.1, deleted_types: types })
+        Ok(BulkDeleteOut {
+            num_deleted: n.0 + n.1,
+            deleted_types: types,
+        })
     }
 
     /// Replace the member set (of `member_kind`) of a group resource.
-    pub fn set_members(&self, owner: (Kind, i64), member_kind: Kind, members: &[i64]) -> Result<()> {
+    pub fn set_members(
+        &self,
+        owner: (Kind, i64),
+        member_kind: Kind,
+        members: &[i64],
+    ) -> Result<()> {
         self.store.tx(|tx| {
             tx.execute(
                 "DELETE FROM resource_members WHERE owner_kind = ?1 AND owner_id = ?2 AND member_kind = ?3",

@@ -56,7 +56,14 @@ fn row(r: &Row) -> rusqlite::Result<TaskInfo> {
 }
 
 fn load(store: &Store, id: i64) -> Result<Option<TaskInfo>> {
-    store.with(|c| Ok(c.query_row(&format!("SELECT {COLS} FROM tasks WHERE id = ?1"), [id], row).optional()?))
+    store.with(|c| {
+        Ok(c.query_row(
+            &format!("SELECT {COLS} FROM tasks WHERE id = ?1"),
+            [id],
+            row,
+        )
+        .optional()?)
+    })
 }
 
 /// Append `msg` (cut to 100 characters) to a JSON-encoded error list, without duplicates.
@@ -89,12 +96,18 @@ impl TaskHandle {
 
     /// Enter a phase: status `running`, the given step label.
     pub fn step(&self, step: &str) -> Result<()> {
-        self.update("UPDATE tasks SET status = 'running', step = ?1, last_update = ?2 WHERE id = ?3", params![step, clock::now(), self.id])
+        self.update(
+            "UPDATE tasks SET status = 'running', step = ?1, last_update = ?2 WHERE id = ?3",
+            params![step, clock::now(), self.id],
+        )
     }
 
     /// Set the number of items to process.
     pub fn set_total(&self, total: i64) -> Result<()> {
-        self.update("UPDATE tasks SET total = ?1, last_update = ?2 WHERE id = ?3", params![total, clock::now(), self.id])
+        self.update(
+            "UPDATE tasks SET total = ?1, last_update = ?2 WHERE id = ?3",
+            params![total, clock::now(), self.id],
+        )
     }
 
     /// Record items done and the percentage.
@@ -107,8 +120,17 @@ impl TaskHandle {
 
     /// Record a non-fatal error (e.g. a malformed row) without stopping.
     pub fn add_error(&self, msg: &str) -> Result<()> {
-        let errors: String = self.store.with(|c| Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [self.id], |r| r.get(0))?))?;
-        self.update("UPDATE tasks SET errors = ?1 WHERE id = ?2", params![push_error(&errors, msg), self.id])
+        let errors: String = self.store.with(|c| {
+            Ok(
+                c.query_row("SELECT errors FROM tasks WHERE id = ?1", [self.id], |r| {
+                    r.get(0)
+                })?,
+            )
+        })?;
+        self.update(
+            "UPDATE tasks SET errors = ?1 WHERE id = ?2",
+            params![push_error(&errors, msg), self.id],
+        )
     }
 
     fn complete(&self) -> Result<()> {
@@ -120,7 +142,13 @@ impl TaskHandle {
     }
 
     fn fail(&self, msg: &str) -> Result<()> {
-        let errors: String = self.store.with(|c| Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [self.id], |r| r.get(0))?))?;
+        let errors: String = self.store.with(|c| {
+            Ok(
+                c.query_row("SELECT errors FROM tasks WHERE id = ?1", [self.id], |r| {
+                    r.get(0)
+                })?,
+            )
+        })?;
         let now = clock::now();
         self.update(
             "UPDATE tasks SET status = 'failed', errors = ?1, last_update = ?2, time_completed = ?2 WHERE id = ?3",
@@ -169,11 +197,15 @@ impl Engine {
         let now = clock::now();
         let ids: Vec<i64> = self.store.with(|c| {
             let mut st = c.prepare(&format!("SELECT id FROM tasks WHERE status IN {ACTIVE}"))?;
-            let ids = st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
+            let ids = st
+                .query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<i64>>>()?;
             Ok(ids)
         })?;
         for id in ids {
-            let errors: String = self.store.with(|c| Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [id], |r| r.get(0))?))?;
+            let errors: String = self.store.with(|c| {
+                Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [id], |r| r.get(0))?)
+            })?;
             self.store.with(|c| {
                 c.execute(
                     "UPDATE tasks SET status = 'failed', errors = ?1, last_update = ?2, time_completed = ?2 WHERE id = ?3",
@@ -200,9 +232,18 @@ impl Engine {
 
     /// Run `job` for task `id`: in the background on the worker pool, or — when an
     /// observer is given (local CLI mode) — in the foreground, reporting each update.
-    pub fn run_task(&self, id: i64, job: Job, observer: Option<Box<dyn Fn(&TaskOut) + Send + Sync>>) {
+    pub fn run_task(
+        &self,
+        id: i64,
+        job: Job,
+        observer: Option<Box<dyn Fn(&TaskOut) + Send + Sync>>,
+    ) {
         let foreground = observer.is_some();
-        let handle = TaskHandle { store: self.store.clone(), id, observer };
+        let handle = TaskHandle {
+            store: self.store.clone(),
+            id,
+            observer,
+        };
         if foreground {
             run_job(&handle, job);
         } else {
@@ -223,11 +264,20 @@ impl Engine {
 
     /// One task, if visible to the caller.
     pub fn get_task(&self, ctx: &Ctx, id: i64) -> Result<TaskInfo> {
-        self.list_tasks(ctx)?.into_iter().find(|t| t.task.id == id).ok_or_else(Error::not_found)
+        self.list_tasks(ctx)?
+            .into_iter()
+            .find(|t| t.task.id == id)
+            .ok_or_else(Error::not_found)
     }
 
     /// Number of tasks not yet finished (health).
     pub fn active_tasks(&self) -> Result<i64> {
-        self.store.with(|c| Ok(c.query_row(&format!("SELECT COUNT(*) FROM tasks WHERE status IN {ACTIVE}"), [], |r| r.get(0))?))
+        self.store.with(|c| {
+            Ok(c.query_row(
+                &format!("SELECT COUNT(*) FROM tasks WHERE status IN {ACTIVE}"),
+                [],
+                |r| r.get(0),
+            )?)
+        })
     }
 }

@@ -36,19 +36,43 @@ pub struct Str {
 }
 
 impl Str {
-    pub const REQUIRED: Str = Str { required: true, allow_blank: false, allow_null: false, trim: true, max_len: None };
-    pub const OPTIONAL: Str = Str { required: false, allow_blank: true, allow_null: false, trim: true, max_len: None };
+    pub const REQUIRED: Str = Str {
+        required: true,
+        allow_blank: false,
+        allow_null: false,
+        trim: true,
+        max_len: None,
+    };
+    pub const OPTIONAL: Str = Str {
+        required: false,
+        allow_blank: true,
+        allow_null: false,
+        trim: true,
+        max_len: None,
+    };
     pub const fn max(self, n: usize) -> Str {
-        Str { max_len: Some(n), ..self }
+        Str {
+            max_len: Some(n),
+            ..self
+        }
     }
     pub const fn nullable(self) -> Str {
-        Str { allow_null: true, ..self }
+        Str {
+            allow_null: true,
+            ..self
+        }
     }
     pub const fn blank(self) -> Str {
-        Str { allow_blank: true, ..self }
+        Str {
+            allow_blank: true,
+            ..self
+        }
     }
     pub const fn untrimmed(self) -> Str {
-        Str { trim: false, ..self }
+        Str {
+            trim: false,
+            ..self
+        }
     }
 }
 
@@ -61,13 +85,27 @@ pub struct List {
 }
 
 impl List {
-    pub const REQUIRED: List = List { required: true, allow_empty: true, max_items: None };
-    pub const OPTIONAL: List = List { required: false, allow_empty: true, max_items: None };
+    pub const REQUIRED: List = List {
+        required: true,
+        allow_empty: true,
+        max_items: None,
+    };
+    pub const OPTIONAL: List = List {
+        required: false,
+        allow_empty: true,
+        max_items: None,
+    };
     pub const fn non_empty(self) -> List {
-        List { allow_empty: false, ..self }
+        List {
+            allow_empty: false,
+            ..self
+        }
     }
     pub const fn max(self, n: usize) -> List {
-        List { max_items: Some(n), ..self }
+        List {
+            max_items: Some(n),
+            ..self
+        }
     }
 }
 
@@ -90,7 +128,9 @@ pub fn char_field(v: &Value, rule: Str) -> std::result::Result<Option<String>, S
     }
     if let Some(max) = rule.max_len {
         if s.chars().count() > max {
-            return Err(format!("Ensure this field has no more than {max} characters."));
+            return Err(format!(
+                "Ensure this field has no more than {max} characters."
+            ));
         }
     }
     Ok(Some(s))
@@ -98,7 +138,11 @@ pub fn char_field(v: &Value, rule: Str) -> std::result::Result<Option<String>, S
 
 fn integer_value(v: &Value) -> Option<i64> {
     match v {
-        Value::Number(n) => n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9e15).map(|f| f as i64)),
+        Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
+                .map(|f| f as i64)
+        }),
         Value::String(s) => {
             let t = s.trim();
             let t = match t.find('.') {
@@ -126,8 +170,10 @@ fn boolean_value(v: &Value) -> Option<bool> {
         Value::Number(n) if n.as_i64() == Some(1) || n.as_f64() == Some(1.0) => Some(true),
         Value::Number(n) if n.as_i64() == Some(0) || n.as_f64() == Some(0.0) => Some(false),
         Value::String(s) => match s.as_str() {
-            "true" | "True" | "TRUE" | "1" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "t" | "T" | "y" | "Y" => Some(true),
-            "false" | "False" | "FALSE" | "0" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "f" | "F" | "n" | "N" => Some(false),
+            "true" | "True" | "TRUE" | "1" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "t"
+            | "T" | "y" | "Y" => Some(true),
+            "false" | "False" | "FALSE" | "0" | "no" | "No" | "NO" | "off" | "Off" | "OFF"
+            | "f" | "F" | "n" | "N" => Some(false),
             _ => None,
         },
         _ => None,
@@ -160,7 +206,12 @@ impl<'a> Form<'a> {
     /// Start validating `body`; a non-object body fails at once as DRF does.
     pub fn new(body: &'a Value, mode: Mode) -> Result<Form<'a>> {
         match body {
-            Value::Object(obj) => Ok(Form { obj, mode, form: obj.contains_key(FORM_MARKER), errors: Map::new() }),
+            Value::Object(obj) => Ok(Form {
+                obj,
+                mode,
+                form: obj.contains_key(FORM_MARKER),
+                errors: Map::new(),
+            }),
             other => Err(Error::Invalid(json!({
                 "non_field_errors": [format!("Invalid data. Expected a dictionary, but got {}.", py_type(other))]
             }))),
@@ -237,7 +288,13 @@ impl<'a> Form<'a> {
         }
     }
 
-    pub fn integer(&mut self, name: &str, required: bool, min: Option<i64>, max: Option<i64>) -> Option<i64> {
+    pub fn integer(
+        &mut self,
+        name: &str,
+        required: bool,
+        min: Option<i64>,
+        max: Option<i64>,
+    ) -> Option<i64> {
         let v = self.present(name, required)?;
         if v.is_null() {
             self.fail(name, NOT_NULL);
@@ -248,17 +305,29 @@ impl<'a> Form<'a> {
             return None;
         };
         if let Some(m) = min.filter(|m| i < *m) {
-            self.fail(name, format!("Ensure this value is greater than or equal to {m}."));
+            self.fail(
+                name,
+                format!("Ensure this value is greater than or equal to {m}."),
+            );
             return None;
         }
         if let Some(m) = max.filter(|m| i > *m) {
-            self.fail(name, format!("Ensure this value is less than or equal to {m}."));
+            self.fail(
+                name,
+                format!("Ensure this value is less than or equal to {m}."),
+            );
             return None;
         }
         Some(i)
     }
 
-    pub fn number(&mut self, name: &str, required: bool, min: Option<f64>, max: Option<f64>) -> Option<f64> {
+    pub fn number(
+        &mut self,
+        name: &str,
+        required: bool,
+        min: Option<f64>,
+        max: Option<f64>,
+    ) -> Option<f64> {
         let v = self.present(name, required)?;
         if v.is_null() {
             self.fail(name, NOT_NULL);
@@ -269,11 +338,23 @@ impl<'a> Form<'a> {
             return None;
         };
         if let Some(m) = min.filter(|m| f < *m) {
-            self.fail(name, format!("Ensure this value is greater than or equal to {}.", py_float(m)));
+            self.fail(
+                name,
+                format!(
+                    "Ensure this value is greater than or equal to {}.",
+                    py_float(m)
+                ),
+            );
             return None;
         }
         if let Some(m) = max.filter(|m| f > *m) {
-            self.fail(name, format!("Ensure this value is less than or equal to {}.", py_float(m)));
+            self.fail(
+                name,
+                format!(
+                    "Ensure this value is less than or equal to {}.",
+                    py_float(m)
+                ),
+            );
             return None;
         }
         Some(f)
@@ -324,7 +405,13 @@ impl<'a> Form<'a> {
                 return None;
             }
             other => {
-                self.fail(name, format!("Expected a list of items but got type \"{}\".", py_type(other)));
+                self.fail(
+                    name,
+                    format!(
+                        "Expected a list of items but got type \"{}\".",
+                        py_type(other)
+                    ),
+                );
                 return None;
             }
         };
@@ -333,7 +420,10 @@ impl<'a> Form<'a> {
             return None;
         }
         if let Some(max) = rule.max_items.filter(|m| items.len() > *m) {
-            self.fail(name, format!("Ensure this field has no more than {max} elements."));
+            self.fail(
+                name,
+                format!("Ensure this field has no more than {max} elements."),
+            );
             return None;
         }
         Some(items)
@@ -366,7 +456,9 @@ impl<'a> Form<'a> {
     }
 
     pub fn strings(&mut self, name: &str, rule: List, item: Str) -> Option<Vec<String>> {
-        self.list_of(name, rule, |v| char_field(v, item).map(Option::unwrap_or_default))
+        self.list_of(name, rule, |v| {
+            char_field(v, item).map(Option::unwrap_or_default)
+        })
     }
 
     /// A list of primary keys (`Incorrect type. Expected pk value, received str.`).
@@ -378,7 +470,13 @@ impl<'a> Form<'a> {
                 Value::Number(_) => match integer_value(v) {
                     Some(i) => out.push(i),
                     None => {
-                        self.fail(name, format!("Incorrect type. Expected pk value, received {}.", py_type(v)));
+                        self.fail(
+                            name,
+                            format!(
+                                "Incorrect type. Expected pk value, received {}.",
+                                py_type(v)
+                            ),
+                        );
                         return None;
                     }
                 },
@@ -390,7 +488,13 @@ impl<'a> Form<'a> {
                     }
                 },
                 other => {
-                    self.fail(name, format!("Incorrect type. Expected pk value, received {}.", py_type(other)));
+                    self.fail(
+                        name,
+                        format!(
+                            "Incorrect type. Expected pk value, received {}.",
+                            py_type(other)
+                        ),
+                    );
                     return None;
                 }
             }
@@ -408,7 +512,13 @@ impl<'a> Form<'a> {
                 None
             }
             other => {
-                self.fail(name, format!("Expected a dictionary of items but got type \"{}\".", py_type(other)));
+                self.fail(
+                    name,
+                    format!(
+                        "Expected a dictionary of items but got type \"{}\".",
+                        py_type(other)
+                    ),
+                );
                 None
             }
         }
@@ -453,6 +563,9 @@ mod tests {
     #[test]
     fn non_object_body() {
         let err = Form::new(&json!(["a"]), Mode::Full).err().unwrap();
-        assert_eq!(err.body(), json!({"non_field_errors": ["Invalid data. Expected a dictionary, but got list."]}));
+        assert_eq!(
+            err.body(),
+            json!({"non_field_errors": ["Invalid data. Expected a dictionary, but got list."]})
+        );
     }
 }

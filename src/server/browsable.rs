@@ -5,12 +5,18 @@ use axum::http::{header, Method};
 use axum::response::{IntoResponse, Response};
 
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// Wrap a JSON response in the browsable page; other responses pass through.
 pub async fn render(resp: Response, method: &Method, path: &str) -> Response {
-    let is_json = resp.headers().get(header::CONTENT_TYPE).map_or(false, |v| v.as_bytes().starts_with(b"application/json"));
+    let is_json = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .map_or(false, |v| v.as_bytes().starts_with(b"application/json"));
     if !is_json {
         return resp;
     }
@@ -20,7 +26,12 @@ pub async fn render(resp: Response, method: &Method, path: &str) -> Response {
         .ok()
         .and_then(|v| serde_json::to_string_pretty(&v).ok())
         .unwrap_or_else(|| String::from_utf8_lossy(&bytes).into_owned());
-    let allow = parts.headers.get(header::ALLOW).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    let allow = parts
+        .headers
+        .get(header::ALLOW)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
     let page = format!(
         r#"<!DOCTYPE html><html><head><meta charset="utf-8"><title>ta API — {path}</title>
 <style>body{{font-family:sans-serif;margin:2em;max-width:70em}}pre{{background:#f4f4f4;padding:1em;overflow:auto}}
@@ -35,10 +46,17 @@ document.getElementById('out').textContent='HTTP '+r.status+'\n'+await r.text();
         path = escape(path),
         method = method,
         status = parts.status.as_u16(),
-        allow_line = if allow.is_empty() { String::new() } else { format!(" · Allow: {}", escape(&allow)) },
+        allow_line = if allow.is_empty() {
+            String::new()
+        } else {
+            format!(" · Allow: {}", escape(&allow))
+        },
         body = escape(&pretty),
     );
-    parts.headers.insert(header::CONTENT_TYPE, header::HeaderValue::from_static("text/html; charset=utf-8"));
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("text/html; charset=utf-8"),
+    );
     parts.headers.remove(header::CONTENT_LENGTH);
     (parts, Body::from(page)).into_response()
 }

@@ -31,7 +31,14 @@ const fn op(
     request: Option<&'static str>,
     response: (&'static str, Option<&'static str>),
 ) -> Op {
-    Op { method, path, tag, summary, request, response }
+    Op {
+        method,
+        path,
+        tag,
+        summary,
+        request,
+        response,
+    }
 }
 
 /// Every routed operation. `tests/http_api.rs` checks each one is served.
@@ -123,14 +130,28 @@ pub fn openapi() -> Doc {
     for o in OPS {
         let mut resp = ResponseBuilder::new().description(o.summary);
         if let Some(schema) = o.response.1 {
-            resp = resp.content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name(schema))).build());
+            resp = resp.content(
+                "application/json",
+                ContentBuilder::new()
+                    .schema(Some(Ref::from_schema_name(schema)))
+                    .build(),
+            );
         }
-        let mut b = OperationBuilder::new().tag(o.tag).summary(Some(o.summary)).response(o.response.0, resp.build());
+        let mut b = OperationBuilder::new()
+            .tag(o.tag)
+            .summary(Some(o.summary))
+            .response(o.response.0, resp.build());
         if let Some(schema) = o.request {
-            let body = RequestBodyBuilder::new().content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name(schema))).build());
+            let body = RequestBodyBuilder::new().content(
+                "application/json",
+                ContentBuilder::new()
+                    .schema(Some(Ref::from_schema_name(schema)))
+                    .build(),
+            );
             b = b.request_body(Some(body.build()));
         }
-        doc.paths.add_path_operation(o.path, vec![method(o.method)], b.build());
+        doc.paths
+            .add_path_operation(o.path, vec![method(o.method)], b.build());
     }
     doc
 }
@@ -144,14 +165,29 @@ const REDOC_PAGE: &str = r#"<!DOCTYPE html>
 pub fn routes() -> Router<AppState> {
     let doc = openapi();
     let yaml = doc.to_yaml().unwrap_or_default();
-    let swagger: Router<AppState> = utoipa_swagger_ui::SwaggerUi::new("/api/v1/swagger").url("/api/v1/swagger.json", doc).into();
+    let swagger: Router<AppState> = utoipa_swagger_ui::SwaggerUi::new("/api/v1/swagger")
+        .url("/api/v1/swagger.json", doc)
+        .into();
     Router::new()
         .merge(swagger)
-        .route("/api/v1/swagger.yaml", get(move || async move { ([(header::CONTENT_TYPE, "application/yaml")], yaml).into_response() }))
-        .route("/api/v1/redoc", get(|| async { axum::response::Redirect::permanent("/api/v1/redoc/") }))
+        .route(
+            "/api/v1/swagger.yaml",
+            get(move || async move {
+                ([(header::CONTENT_TYPE, "application/yaml")], yaml).into_response()
+            }),
+        )
+        .route(
+            "/api/v1/redoc",
+            get(|| async { axum::response::Redirect::permanent("/api/v1/redoc/") }),
+        )
         .route("/api/v1/redoc/", get(|| async { Html(REDOC_PAGE) }))
         .route(
             "/api/v1/redoc/redoc.standalone.js",
-            get(|| async { ([(header::CONTENT_TYPE, "application/javascript")], include_bytes!("../../assets/redoc/redoc.standalone.js").as_slice()) }),
+            get(|| async {
+                (
+                    [(header::CONTENT_TYPE, "application/javascript")],
+                    include_bytes!("../../assets/redoc/redoc.standalone.js").as_slice(),
+                )
+            }),
         )
 }

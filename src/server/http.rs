@@ -31,7 +31,10 @@ pub struct ApiError {
 impl ApiError {
     /// A protocol-level `{"detail": msg}` error.
     pub fn detail(status: StatusCode, msg: impl Into<String>) -> ApiError {
-        ApiError { status, body: json!({ "detail": msg.into() }) }
+        ApiError {
+            status,
+            body: json!({ "detail": msg.into() }),
+        }
     }
 }
 
@@ -46,7 +49,10 @@ impl From<Error> for ApiError {
         if let Error::Internal(msg) = &e {
             eprintln!("ta serve: internal error: {msg}");
         }
-        ApiError { status: StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR), body: e.body() }
+        ApiError {
+            status: StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+            body: e.body(),
+        }
     }
 }
 
@@ -65,7 +71,10 @@ pub fn no_content(_: ()) -> Reply {
 }
 
 /// Run blocking engine work off the async runtime.
-pub async fn blocking<T: Send + 'static>(state: &AppState, f: impl FnOnce(&Engine) -> Result<T, Error> + Send + 'static) -> Result<T, ApiError> {
+pub async fn blocking<T: Send + 'static>(
+    state: &AppState,
+    f: impl FnOnce(&Engine) -> Result<T, Error> + Send + 'static,
+) -> Result<T, ApiError> {
     let engine = state.clone();
     tokio::task::spawn_blocking(move || f(&engine))
         .await
@@ -89,12 +98,19 @@ pub fn resolve_caller(engine: &Engine, headers: &HeaderMap) -> Result<Caller, Er
     if let Some(auth) = headers.get(header::AUTHORIZATION) {
         let raw = String::from_utf8_lossy(auth.as_bytes()).to_string();
         let mut parts = raw.split_whitespace();
-        if parts.next().map_or(false, |k| k.eq_ignore_ascii_case("token")) {
+        if parts
+            .next()
+            .map_or(false, |k| k.eq_ignore_ascii_case("token"))
+        {
             let rest: Vec<&str> = parts.collect();
             return match rest.as_slice() {
-                [] => Err(Error::Forbidden("Invalid token header. No credentials provided.".into())),
+                [] => Err(Error::Forbidden(
+                    "Invalid token header. No credentials provided.".into(),
+                )),
                 [key] => engine.authenticate_token(key).map(Caller::User),
-                _ => Err(Error::Forbidden("Invalid token header. Token string should not contain spaces.".into())),
+                _ => Err(Error::Forbidden(
+                    "Invalid token header. Token string should not contain spaces.".into(),
+                )),
             };
         }
     }
@@ -118,8 +134,14 @@ pub fn session_key(headers: &HeaderMap) -> Option<String> {
 
 /// API root (`scheme://host/api/v1`) for links in responses.
 pub fn base_url(headers: &HeaderMap) -> String {
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("localhost");
-    let scheme = headers.get("x-forwarded-proto").and_then(|h| h.to_str().ok()).unwrap_or("http");
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("localhost");
+    let scheme = headers
+        .get("x-forwarded-proto")
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("http");
     format!("{scheme}://{host}/api/v1")
 }
 
@@ -130,8 +152,13 @@ impl<S: Send + Sync> FromRequestParts<S> for Authed {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
         match parts.extensions.get::<Caller>() {
-            Some(Caller::User(u)) => Ok(Authed(Ctx { user: u.clone(), base_url: base_url(&parts.headers) })),
-            _ => Err(ApiError::from(Error::Forbidden("Authentication credentials were not provided.".into()))),
+            Some(Caller::User(u)) => Ok(Authed(Ctx {
+                user: u.clone(),
+                base_url: base_url(&parts.headers),
+            })),
+            _ => Err(ApiError::from(Error::Forbidden(
+                "Authentication credentials were not provided.".into(),
+            ))),
         }
     }
 }
@@ -156,8 +183,16 @@ impl<S: Send + Sync> FromRequestParts<S> for Ids {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, s: &S) -> Result<Self, Self::Rejection> {
         let axum::extract::Path(raw): axum::extract::Path<Vec<(String, String)>> =
-            axum::extract::Path::from_request_parts(parts, s).await.map_err(|_| ApiError::from(Error::not_found()))?;
-        raw.iter().map(|(_, v)| v.parse::<i64>().map_err(|_| ApiError::from(Error::not_found()))).collect::<Result<_, _>>().map(Ids)
+            axum::extract::Path::from_request_parts(parts, s)
+                .await
+                .map_err(|_| ApiError::from(Error::not_found()))?;
+        raw.iter()
+            .map(|(_, v)| {
+                v.parse::<i64>()
+                    .map_err(|_| ApiError::from(Error::not_found()))
+            })
+            .collect::<Result<_, _>>()
+            .map(Ids)
     }
 }
 
@@ -168,7 +203,9 @@ impl<S: Send + Sync> FromRequestParts<S> for Query {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
         let q = parts.uri.query().unwrap_or("");
-        Ok(Query(form_urlencoded::parse(q.as_bytes()).into_owned().collect()))
+        Ok(Query(
+            form_urlencoded::parse(q.as_bytes()).into_owned().collect(),
+        ))
     }
 }
 
@@ -190,7 +227,16 @@ fn form_value(pairs: impl Iterator<Item = (String, String)>) -> Value {
 }
 
 fn media_type(headers: &HeaderMap) -> Option<String> {
-    headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
 }
 
 impl<S: Send + Sync> FromRequest<S> for Body {
@@ -198,9 +244,19 @@ impl<S: Send + Sync> FromRequest<S> for Body {
     async fn from_request(req: Request, s: &S) -> Result<Self, Self::Rejection> {
         let mt = media_type(req.headers());
         if mt.as_deref() == Some("multipart/form-data") {
-            let mut mp = axum::extract::Multipart::from_request(req, s).await.map_err(|e| ApiError::from(Error::BadRequest(format!("Multipart form parse error - {e}"))))?;
+            let mut mp = axum::extract::Multipart::from_request(req, s)
+                .await
+                .map_err(|e| {
+                    ApiError::from(Error::BadRequest(format!(
+                        "Multipart form parse error - {e}"
+                    )))
+                })?;
             let mut pairs = Vec::new();
-            while let Some(field) = mp.next_field().await.map_err(|e| ApiError::from(Error::BadRequest(format!("Multipart form parse error - {e}"))))? {
+            while let Some(field) = mp.next_field().await.map_err(|e| {
+                ApiError::from(Error::BadRequest(format!(
+                    "Multipart form parse error - {e}"
+                )))
+            })? {
                 let name = field.name().unwrap_or("").to_string();
                 if field.file_name().is_none() {
                     pairs.push((name, field.text().await.unwrap_or_default()));
@@ -208,7 +264,9 @@ impl<S: Send + Sync> FromRequest<S> for Body {
             }
             return Ok(Body(form_value(pairs.into_iter())));
         }
-        let bytes = Bytes::from_request(req, s).await.map_err(|e| ApiError::from(body_error(e)))?;
+        let bytes = Bytes::from_request(req, s)
+            .await
+            .map_err(|e| ApiError::from(body_error(e)))?;
         if bytes.is_empty() {
             return Ok(Body(json!({})));
         }
@@ -216,8 +274,13 @@ impl<S: Send + Sync> FromRequest<S> for Body {
             None | Some("application/json") => serde_json::from_slice(&bytes)
                 .map(Body)
                 .map_err(|e| ApiError::from(Error::BadRequest(format!("JSON parse error - {e}")))),
-            Some("application/x-www-form-urlencoded") => Ok(Body(form_value(form_urlencoded::parse(&bytes).into_owned()))),
-            Some(other) => Err(ApiError::detail(StatusCode::UNSUPPORTED_MEDIA_TYPE, format!("Unsupported media type \"{other}\" in request."))),
+            Some("application/x-www-form-urlencoded") => Ok(Body(form_value(
+                form_urlencoded::parse(&bytes).into_owned(),
+            ))),
+            Some(other) => Err(ApiError::detail(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!("Unsupported media type \"{other}\" in request."),
+            )),
         }
     }
 }
@@ -234,5 +297,8 @@ fn body_error(e: axum::extract::rejection::BytesRejection) -> Error {
 pub static UPLOAD_LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
 
 pub fn too_large() -> Error {
-    Error::TooLarge(format!("Request body exceeds the upload limit of {} bytes.", UPLOAD_LIMIT.get().copied().unwrap_or(1 << 30)))
+    Error::TooLarge(format!(
+        "Request body exceeds the upload limit of {} bytes.",
+        UPLOAD_LIMIT.get().copied().unwrap_or(1 << 30)
+    ))
 }

@@ -29,7 +29,9 @@ const OPEN: &[&str] = &[
 ];
 
 fn is_docs(path: &str) -> bool {
-    ["/api/v1/swagger", "/api/v1/redoc", "/api/v1/openapi.json"].iter().any(|p| path.starts_with(p))
+    ["/api/v1/swagger", "/api/v1/redoc", "/api/v1/openapi.json"]
+        .iter()
+        .any(|p| path.starts_with(p))
 }
 
 /// How the client wants the response rendered.
@@ -46,9 +48,16 @@ fn negotiate(accept: Option<&str>, format: Option<&str>) -> Option<Render> {
         Some("api") => return Some(Render::Html),
         _ => {}
     }
-    let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else { return Some(Render::Json) };
+    let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else {
+        return Some(Render::Json);
+    };
     for part in accept.split(',') {
-        let mt = part.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        let mt = part
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
         match mt.as_str() {
             "application/json" | "application/*" | "*/*" => return Some(Render::Json),
             "text/html" | "text/*" => return Some(Render::Html),
@@ -82,13 +91,28 @@ async fn front(State(state): State<AppState>, mut req: Request, next: Next) -> R
     *req.uri_mut() = uri;
     let path = req.uri().path().to_string();
     let query: std::collections::HashMap<String, String> =
-        form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes()).into_owned().collect();
-    let format = if json_suffix { Some("json") } else { query.get("format").map(String::as_str) };
-    let accept = req.headers().get(header::ACCEPT).and_then(|v| v.to_str().ok());
+        form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes())
+            .into_owned()
+            .collect();
+    let format = if json_suffix {
+        Some("json")
+    } else {
+        query.get("format").map(String::as_str)
+    };
+    let accept = req
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok());
     let api = path.starts_with("/api/v1") && !is_docs(&path);
     let render = match negotiate(accept, format) {
         Some(r) => r,
-        None if api => return ApiError::detail(StatusCode::NOT_ACCEPTABLE, "Could not satisfy the request Accept header.").into_response(),
+        None if api => {
+            return ApiError::detail(
+                StatusCode::NOT_ACCEPTABLE,
+                "Could not satisfy the request Accept header.",
+            )
+            .into_response()
+        }
         None => Render::Json,
     };
     let limit = state.config.max_upload;
@@ -124,10 +148,18 @@ async fn front(State(state): State<AppState>, mut req: Request, next: Next) -> R
 /// DRF's 405: after authentication, with a JSON body and the `Allow` header.
 fn method_not_allowed(resp: Response, method: &Method, needs_auth: bool) -> Response {
     if needs_auth {
-        return ApiError::detail(StatusCode::FORBIDDEN, "Authentication credentials were not provided.").into_response();
+        return ApiError::detail(
+            StatusCode::FORBIDDEN,
+            "Authentication credentials were not provided.",
+        )
+        .into_response();
     }
     let allow = resp.headers().get(header::ALLOW).cloned();
-    let mut out = ApiError::detail(StatusCode::METHOD_NOT_ALLOWED, format!("Method \"{}\" not allowed.", method.as_str().to_uppercase())).into_response();
+    let mut out = ApiError::detail(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("Method \"{}\" not allowed.", method.as_str().to_uppercase()),
+    )
+    .into_response();
     if let Some(a) = allow {
         out.headers_mut().insert(header::ALLOW, a);
     }
@@ -135,11 +167,18 @@ fn method_not_allowed(resp: Response, method: &Method, needs_auth: bool) -> Resp
 }
 
 async fn not_found() -> Response {
-    json_response(StatusCode::NOT_FOUND, &serde_json::json!({"detail": "Not found."}))
+    json_response(
+        StatusCode::NOT_FOUND,
+        &serde_json::json!({"detail": "Not found."}),
+    )
 }
 
 async fn root_redirect() -> Response {
-    (StatusCode::FOUND, [(header::LOCATION, HeaderValue::from_static("/api/v1/"))]).into_response()
+    (
+        StatusCode::FOUND,
+        [(header::LOCATION, HeaderValue::from_static("/api/v1/"))],
+    )
+        .into_response()
 }
 
 /// The complete application: API routes, docs pages, and the front layer.
@@ -149,23 +188,34 @@ pub fn app(engine: Arc<Engine>) -> Router {
         .merge(docs::routes())
         .route("/", axum::routing::get(root_redirect))
         .fallback(not_found)
-        .layer(axum::extract::DefaultBodyLimit::max(engine.config.max_upload as usize))
+        .layer(axum::extract::DefaultBodyLimit::max(
+            engine.config.max_upload as usize,
+        ))
         .with_state(engine.clone());
-    Router::new().fallback_service(inner).layer(middleware::from_fn_with_state(engine, front))
+    Router::new()
+        .fallback_service(inner)
+        .layer(middleware::from_fn_with_state(engine, front))
 }
 
 /// Serve until SIGINT/SIGTERM; in-flight requests finish before exit.
-pub async fn serve(engine: Arc<Engine>, addr: SocketAddr, ready: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
+pub async fn serve(
+    engine: Arc<Engine>,
+    addr: SocketAddr,
+    ready: impl FnOnce(SocketAddr),
+) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     ready(listener.local_addr()?);
-    axum::serve(listener, app(engine)).with_graceful_shutdown(shutdown_signal()).await
+    axum::serve(listener, app(engine))
+        .with_graceful_shutdown(shutdown_signal())
+        .await
 }
 
 async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler installs");
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler installs");
         tokio::select! { _ = ctrl_c => {}, _ = term.recv() => {} }
     }
     #[cfg(not(unix))]

@@ -35,8 +35,15 @@ impl<'a> Haystack<'a> {
         }
         let chars: Vec<char> = text.chars().collect();
         char_at[text.len()] = chars.len();
-        let starts = (0..chars.len()).filter(|&s| s == 0 || is_space(chars[s - 1])).collect();
-        Haystack { text, chars, char_at, starts }
+        let starts = (0..chars.len())
+            .filter(|&s| s == 0 || is_space(chars[s - 1]))
+            .collect();
+        Haystack {
+            text,
+            chars,
+            char_at,
+            starts,
+        }
     }
 }
 
@@ -56,8 +63,16 @@ impl FuzzyWord {
     pub(crate) fn new(word: &str, budget_ratio: f64) -> FuzzyWord {
         let word: Vec<char> = word.chars().collect();
         let budget = (word.len() as f64 * budget_ratio) as usize;
-        let pieces = if word.contains(&'.') { Vec::new() } else { split_pieces(&word, budget + 1) };
-        FuzzyWord { word, budget, pieces }
+        let pieces = if word.contains(&'.') {
+            Vec::new()
+        } else {
+            split_pieces(&word, budget + 1)
+        };
+        FuzzyWord {
+            word,
+            budget,
+            pieces,
+        }
     }
 
     /// Distinct hits whose first character has the same case as the word's.
@@ -100,8 +115,15 @@ impl FuzzyWord {
                 continue;
             }
             failed.fill(false);
-            let mut search =
-                Search { text, word: &self.word, budget: self.budget, start: s, anchor, mimic, failed: &mut failed };
+            let mut search = Search {
+                text,
+                word: &self.word,
+                budget: self.budget,
+                start: s,
+                anchor,
+                mimic,
+                failed: &mut failed,
+            };
             if let Some(end) = search.go(s, 0, 0) {
                 spans.push((s, end));
                 pos = end;
@@ -185,7 +207,13 @@ impl Search<'_> {
         let can_edit = e < self.budget;
         let can_insert = can_edit && more_text && t != self.anchor;
         if w == self.word.len() {
-            return self.tail(t).or_else(|| if can_insert { self.go(t + 1, w, e + 1) } else { None });
+            return self.tail(t).or_else(|| {
+                if can_insert {
+                    self.go(t + 1, w, e + 1)
+                } else {
+                    None
+                }
+            });
         }
         if more_text && chars_match(self.word[w], self.text[t]) {
             if let Some(end) = self.go(t + 1, w + 1, e) {
@@ -195,16 +223,34 @@ impl Search<'_> {
         if !can_edit {
             return None;
         }
-        let substituted = if more_text { self.go(t + 1, w + 1, e + 1) } else { None };
+        let substituted = if more_text {
+            self.go(t + 1, w + 1, e + 1)
+        } else {
+            None
+        };
         substituted
-            .or_else(|| if can_insert { self.go(t + 1, w, e + 1) } else { None })
+            .or_else(|| {
+                if can_insert {
+                    self.go(t + 1, w, e + 1)
+                } else {
+                    None
+                }
+            })
             .or_else(|| self.go(t, w + 1, e + 1))
     }
 
     /// After the fuzzy group: greedy `\S{0,6}` (with mimic_casing) then the look-ahead `(?=\s|$|\W)`.
     fn tail(&self, t: usize) -> Option<usize> {
         let boundary = |p: usize| p == self.text.len() || !is_word(self.text[p]);
-        let extra = if self.mimic { self.text[t..].iter().take(6).take_while(|&&c| !is_space(c)).count() } else { 0 };
+        let extra = if self.mimic {
+            self.text[t..]
+                .iter()
+                .take(6)
+                .take_while(|&&c| !is_space(c))
+                .count()
+        } else {
+            0
+        };
         (0..=extra).rev().map(|j| t + j).find(|&p| boundary(p))
     }
 }

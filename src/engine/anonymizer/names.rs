@@ -50,7 +50,10 @@ pub struct NameList {
 impl NameList {
     /// Trim each name and split it at its single comma; the first bad name gives the error.
     pub fn parse(names: &[String]) -> Result<NameList, NameError> {
-        let names = names.iter().map(|raw| parse_one(raw.trim())).collect::<Result<_, _>>()?;
+        let names = names
+            .iter()
+            .map(|raw| parse_one(raw.trim()))
+            .collect::<Result<_, _>>()?;
         Ok(NameList { names })
     }
 
@@ -70,7 +73,10 @@ impl NameList {
 fn parse_one(name: &str) -> Result<Name, NameError> {
     let mut parts = name.split(',');
     match (parts.next(), parts.next(), parts.next()) {
-        (Some(last), Some(first), None) => Ok(Name { last: last.trim().to_string(), first: first.trim().to_string() }),
+        (Some(last), Some(first), None) => Ok(Name {
+            last: last.trim().to_string(),
+            first: first.trim().to_string(),
+        }),
         (_, None, _) => Err(NameError::MissingComma(name.to_string())),
         _ => Err(NameError::TooManyCommas(name.to_string())),
     }

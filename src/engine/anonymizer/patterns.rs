@@ -51,7 +51,12 @@ pub(crate) struct Shape {
 }
 
 impl Components {
-    pub(crate) fn new(first_forms: &[String], last_forms: &[String], first_name: &str, lit: Literal) -> Components {
+    pub(crate) fn new(
+        first_forms: &[String],
+        last_forms: &[String],
+        first_name: &str,
+        lit: Literal,
+    ) -> Components {
         Components {
             first: casing_patterns(first_forms, lit),
             last: casing_patterns(last_forms, lit),
@@ -71,7 +76,10 @@ impl Components {
 
     /// Every component pattern.
     pub(crate) fn all(&self) -> impl Iterator<Item = &String> {
-        self.first.iter().chain(&self.last).chain(std::iter::once(&self.initials))
+        self.first
+            .iter()
+            .chain(&self.last)
+            .chain(std::iter::once(&self.initials))
     }
 
     /// The alternation source: alternatives whose components all pass `present` (an alternative with a
@@ -108,7 +116,10 @@ impl Components {
 }
 
 fn present_only<'a>(list: &'a [String], present: &dyn Fn(&str) -> bool) -> Vec<&'a str> {
-    list.iter().map(String::as_str).filter(|p| present(p)).collect()
+    list.iter()
+        .map(String::as_str)
+        .filter(|p| present(p))
+        .collect()
 }
 
 fn push_new(list: &mut Vec<String>, item: String) {
@@ -136,8 +147,10 @@ fn casing_patterns(forms: &[String], lit: Literal) -> Vec<String> {
 /// Words of `form` (split at whitespace and dashes) in the given casing; in multi-word forms, words of at most
 /// three characters may also be lower case (`van der`).
 fn joined_words(form: &str, case: fn(&str) -> String, lit: Literal) -> String {
-    let words: Vec<&str> =
-        form.split(|c: char| c.is_whitespace() || c == '-' || c == '–').filter(|w| !w.is_empty()).collect();
+    let words: Vec<&str> = form
+        .split(|c: char| c.is_whitespace() || c == '-' || c == '–')
+        .filter(|w| !w.is_empty())
+        .collect();
     let multi = words.len() > 1;
     let cased: Vec<String> = words
         .iter()
@@ -154,8 +167,11 @@ fn joined_words(form: &str, case: fn(&str) -> String, lit: Literal) -> String {
 
 /// Every non-space character separated by `\s+` (`M\s+A\s+R\s+I`).
 fn spaced(form: &str, lit: Literal) -> String {
-    let chars: Vec<String> =
-        form.chars().filter(|c| !c.is_whitespace()).map(|c| lit.apply(c.encode_utf8(&mut [0; 4]))).collect();
+    let chars: Vec<String> = form
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| lit.apply(c.encode_utf8(&mut [0; 4])))
+        .collect();
     chars.join(r"\s+")
 }
 
@@ -164,8 +180,10 @@ fn initials_pattern(first_name: &str, lit: Literal) -> String {
     let alternatives: Vec<String> = super::text::combinations(first_name)
         .iter()
         .map(|form| {
-            let initials: Vec<String> =
-                word_parts(form).iter().map(|p| format!(r"{}\s*\.?", lit.apply(&first_upper(p)))).collect();
+            let initials: Vec<String> = word_parts(form)
+                .iter()
+                .map(|p| format!(r"{}\s*\.?", lit.apply(&first_upper(p))))
+                .collect();
             initials.join(r"-?\s*")
         })
         .collect();
@@ -174,7 +192,10 @@ fn initials_pattern(first_name: &str, lit: Literal) -> String {
 
 /// `name[0].upper()`.
 pub(crate) fn first_upper(part: &str) -> String {
-    part.chars().next().map(|c| c.to_uppercase().collect()).unwrap_or_default()
+    part.chars()
+        .next()
+        .map(|c| c.to_uppercase().collect())
+        .unwrap_or_default()
 }
 
 /// Compile with generous size limits (the alternations of long names are large).
@@ -192,7 +213,11 @@ const CACHE_CAPACITY: usize = 2048;
 
 impl RegexCache {
     /// Cached regex for `key`, compiled with `make` on a miss (a full cache is emptied first: memory stays flat).
-    pub(crate) fn get_or_compile(&self, key: String, make: impl FnOnce() -> Option<Regex>) -> Option<Arc<Regex>> {
+    pub(crate) fn get_or_compile(
+        &self,
+        key: String,
+        make: impl FnOnce() -> Option<Regex>,
+    ) -> Option<Arc<Regex>> {
         if let Some(hit) = self.lock().get(&key) {
             return Some(Arc::clone(hit));
         }
@@ -206,6 +231,8 @@ impl RegexCache {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Regex>>> {
-        self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }

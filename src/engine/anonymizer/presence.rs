@@ -36,12 +36,20 @@ impl Presence {
         let set = RegexSetBuilder::new(&valid).size_limit(1 << 28).build();
         match set {
             Ok(set) => Presence { set, index },
-            Err(_) => Presence { set: RegexSet::empty(), index: HashMap::new() },
+            Err(_) => Presence {
+                set: RegexSet::empty(),
+                index: HashMap::new(),
+            },
         }
     }
 
     pub(crate) fn scan<'a>(&'a self, text: &'a str, cache: &'a RegexCache) -> Scan<'a> {
-        Scan { presence: self, matched: self.set.matches(text), text, cache }
+        Scan {
+            presence: self,
+            matched: self.set.matches(text),
+            text,
+            cache,
+        }
     }
 }
 
@@ -51,7 +59,10 @@ impl Scan<'_> {
         if let Some(&i) = self.presence.index.get(pattern) {
             return self.matched.matched(i);
         }
-        match self.cache.get_or_compile(pattern.to_string(), || build(pattern).ok()) {
+        match self
+            .cache
+            .get_or_compile(pattern.to_string(), || build(pattern).ok())
+        {
             Some(re) => re.is_match(self.text),
             None => true,
         }

@@ -4,7 +4,9 @@
 use super::text::{is_word, lower, without_space};
 
 /// Case endings, tried as suffixes of the part of the form after the name.
-const ENDINGS: [&str; 16] = ["sse", "st", "ks", "le", "lt", "na", "ni", "ga", "ta", "t", "d", "a", "i", "u", "e", "l"];
+const ENDINGS: [&str; 16] = [
+    "sse", "st", "ks", "le", "lt", "na", "ni", "ga", "ta", "t", "d", "a", "i", "u", "e", "l",
+];
 
 /// Last letters read with a vowel in Estonian (`A` is "aa", `K` is "kaa", ...); the rest take an `i` link.
 const VOWEL_SOUNDING: &str = "ABCDEGHIKOPQTUVWY";
@@ -14,8 +16,16 @@ pub(crate) fn replacement(found: &str, full_name: &str, replacer: &str) -> Strin
     let form = without_space(&lower(found));
     let name = without_space(&lower(full_name));
     let common = longest_common_block(&form, &name);
-    let tail = if common.is_empty() { "" } else { form.split(common).last().unwrap_or("") };
-    let vowel_sounding = replacer.trim_matches('.').chars().next_back().is_some_and(|c| VOWEL_SOUNDING.contains(c));
+    let tail = if common.is_empty() {
+        ""
+    } else {
+        form.split(common).last().unwrap_or("")
+    };
+    let vowel_sounding = replacer
+        .trim_matches('.')
+        .chars()
+        .next_back()
+        .is_some_and(|c| VOWEL_SOUNDING.contains(c));
     let punctuation = &form[form.trim_end_matches(|c: char| !is_word(c)).len()..];
     match ending(tail, vowel_sounding) {
         Some(ending) => format!("{replacer}-{ending}{punctuation}"),
@@ -25,7 +35,10 @@ pub(crate) fn replacement(found: &str, full_name: &str, replacer: &str) -> Strin
 
 /// The ending to attach for the case ending found at the end of `tail`, if any.
 fn ending(tail: &str, vowel_sounding: bool) -> Option<String> {
-    let found = ENDINGS.iter().filter(|e| tail.ends_with(**e)).max_by_key(|e| e.len())?;
+    let found = ENDINGS
+        .iter()
+        .filter(|e| tail.ends_with(**e))
+        .max_by_key(|e| e.len())?;
     let attached = match (*found, vowel_sounding) {
         ("d" | "t", true) => "d".to_string(),
         ("d" | "t" | "sse" | "a" | "i" | "u" | "e", false) => "i".to_string(),
@@ -47,7 +60,11 @@ fn longest_common_block<'a>(a: &'a str, b: &str) -> &'a str {
     let mut cur = vec![0usize; b_chars.len() + 1];
     for (i, &(_, ca)) in a_chars.iter().enumerate() {
         for (j, &cb) in b_chars.iter().enumerate() {
-            cur[j + 1] = if ca == cb && !popular.contains(&cb) { prev[j] + 1 } else { 0 };
+            cur[j + 1] = if ca == cb && !popular.contains(&cb) {
+                prev[j] + 1
+            } else {
+                0
+            };
             if cur[j + 1] > best_len {
                 best_len = cur[j + 1];
                 best_i = i + 1 - best_len;
@@ -83,5 +100,9 @@ fn popular_chars(b: &[char]) -> Vec<char> {
     for &c in b {
         *counts.entry(c).or_default() += 1;
     }
-    counts.into_iter().filter(|&(_, n)| n > limit).map(|(c, _)| c).collect()
+    counts
+        .into_iter()
+        .filter(|&(_, n)| n > limit)
+        .map(|(c, _)| c)
+        .collect()
 }

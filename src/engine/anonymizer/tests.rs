@@ -8,7 +8,9 @@ fn names(list: &[&str]) -> NameList {
 
 fn run(cfg: &AnonymizerConfig, list: &[&str], text: &str, replacers: &[&str]) -> String {
     let replacers: Vec<String> = replacers.iter().map(|s| s.to_string()).collect();
-    Anonymizer::new(cfg, &names(list)).anonymize_text(text, Some(&replacers)).expect("replacers fit")
+    Anonymizer::new(cfg, &names(list))
+        .anonymize_text(text, Some(&replacers))
+        .expect("replacers fit")
 }
 
 #[test]
@@ -22,65 +24,128 @@ fn name_validation_messages() {
         matches!(NameList::parse(&[" Tamm, Mari, X ".into()]), Err(NameError::TooManyCommas(n)) if n == "Tamm, Mari, X")
     );
     let ok = names(&["  Van der Berg ,  Anna "]);
-    assert_eq!(ok.names()[0], Name { last: "Van der Berg".into(), first: "Anna".into() });
+    assert_eq!(
+        ok.names()[0],
+        Name {
+            last: "Van der Berg".into(),
+            first: "Anna".into()
+        }
+    );
 }
 
 #[test]
 fn casing_upper_and_spaced_forms() {
     let cfg = AnonymizerConfig::default();
-    assert_eq!(run(&cfg, &["Tamm, Mari"], "MARI TAMM ja M a r i  T a m m.", &["K.A"]), "K.A ja K.A.");
+    assert_eq!(
+        run(
+            &cfg,
+            &["Tamm, Mari"],
+            "MARI TAMM ja M a r i  T a m m.",
+            &["K.A"]
+        ),
+        "K.A ja K.A."
+    );
 }
 
 #[test]
 fn estonian_case_endings_follow_replacer_class() {
     let cfg = AnonymizerConfig::default();
-    assert_eq!(run(&cfg, &["Tamm, Mari"], "Mari Tammele ja Tammega.", &["K.A"]), "K.A-le ja K.A-ga.");
-    assert_eq!(run(&cfg, &["Tamm, Mari"], "Mari Tammele ja Tammega.", &["K.F"]), "K.F-ile ja K.F-iga.");
-    assert_eq!(run(&cfg, &["Tamm, Mari"], "Tamme auto.", &["K.F"]), "K.F-i auto.");
-    assert_eq!(run(&cfg, &["Tamm, Mari"], "Tamme auto.", &["K.A"]), "K.A auto.");
+    assert_eq!(
+        run(&cfg, &["Tamm, Mari"], "Mari Tammele ja Tammega.", &["K.A"]),
+        "K.A-le ja K.A-ga."
+    );
+    assert_eq!(
+        run(&cfg, &["Tamm, Mari"], "Mari Tammele ja Tammega.", &["K.F"]),
+        "K.F-ile ja K.F-iga."
+    );
+    assert_eq!(
+        run(&cfg, &["Tamm, Mari"], "Tamme auto.", &["K.F"]),
+        "K.F-i auto."
+    );
+    assert_eq!(
+        run(&cfg, &["Tamm, Mari"], "Tamme auto.", &["K.A"]),
+        "K.A auto."
+    );
 }
 
 #[test]
 fn without_mimic_casing_endings_are_not_matched() {
-    let cfg = AnonymizerConfig { mimic_casing: false, ..AnonymizerConfig::default() };
-    assert_eq!(run(&cfg, &["Tamm, Mari"], "Mari Tammele ja Marile", &["L.N"]), "L.N Tammele ja L.Nle");
+    let cfg = AnonymizerConfig {
+        mimic_casing: false,
+        ..AnonymizerConfig::default()
+    };
+    assert_eq!(
+        run(&cfg, &["Tamm, Mari"], "Mari Tammele ja Marile", &["L.N"]),
+        "L.N Tammele ja L.Nle"
+    );
 }
 
 #[test]
 fn misspellings_depend_on_flag_and_threshold() {
     let on = AnonymizerConfig::default();
-    let off = AnonymizerConfig { replace_misspelled_names: false, ..on.clone() };
+    let off = AnonymizerConfig {
+        replace_misspelled_names: false,
+        ..on.clone()
+    };
     let text = "Jon Smyth wrote.";
     assert_eq!(run(&on, &["Smith, John"], text, &["A.B"]), "A.B wrote.");
     assert_eq!(run(&off, &["Smith, John"], text, &["A.B"]), text);
-    let strict = AnonymizerConfig { misspelling_threshold: 1.0, ..on };
+    let strict = AnonymizerConfig {
+        misspelling_threshold: 1.0,
+        ..on
+    };
     assert_eq!(run(&strict, &["Smith, John"], text, &["A.B"]), text);
 }
 
 #[test]
 fn auto_adjust_raises_threshold_above_closest_names() {
-    let cfg = AnonymizerConfig { auto_adjust_threshold: true, ..AnonymizerConfig::default() };
+    let cfg = AnonymizerConfig {
+        auto_adjust_threshold: true,
+        ..AnonymizerConfig::default()
+    };
     let a = Anonymizer::new(&cfg, &names(&["Smith, John", "Smyth, Jon"]));
-    let closest = jaro::jaro_winkler("Smith", "Smyth").max(jaro::jaro_winkler("John Smith", "Jon Smyth"));
-    assert!(a.threshold() > 0.9 && a.threshold() > closest, "{}", a.threshold());
+    let closest =
+        jaro::jaro_winkler("Smith", "Smyth").max(jaro::jaro_winkler("John Smith", "Jon Smyth"));
+    assert!(
+        a.threshold() > 0.9 && a.threshold() > closest,
+        "{}",
+        a.threshold()
+    );
     let plain = Anonymizer::new(&cfg, &names(&["Tamm, Mari", "Kask, Jüri"]));
     assert_eq!(plain.threshold(), 0.9);
-    let off = AnonymizerConfig { replace_misspelled_names: false, ..cfg };
-    assert_eq!(Anonymizer::new(&off, &names(&["Tamm, Mari"])).threshold(), 0.9);
+    let off = AnonymizerConfig {
+        replace_misspelled_names: false,
+        ..cfg
+    };
+    assert_eq!(
+        Anonymizer::new(&off, &names(&["Tamm, Mari"])).threshold(),
+        0.9
+    );
 }
 
 #[test]
 fn consistent_replacement_uses_one_draw() {
-    let a = Anonymizer::new(&AnonymizerConfig::default(), &names(&["Tamm, Mari", "Kask, Jüri"]));
-    let texts: Vec<String> = (0..40).map(|_| "Mari Tamm ja Jüri Kask".to_string()).collect();
+    let a = Anonymizer::new(
+        &AnonymizerConfig::default(),
+        &names(&["Tamm, Mari", "Kask, Jüri"]),
+    );
+    let texts: Vec<String> = (0..40)
+        .map(|_| "Mari Tamm ja Jüri Kask".to_string())
+        .collect();
     let out = a.anonymize_texts(&texts, true, None).unwrap();
     assert!(out.iter().all(|o| o == &out[0]));
     let parts: Vec<&str> = out[0].split(" ja ").collect();
     assert_ne!(parts[0], parts[1], "distinct names get distinct initials");
     let varied = a.anonymize_texts(&texts, false, None).unwrap();
-    assert!(varied.iter().any(|o| o != &varied[0]), "per-text draws differ (40 texts)");
+    assert!(
+        varied.iter().any(|o| o != &varied[0]),
+        "per-text draws differ (40 texts)"
+    );
     let fixed = vec![vec!["A.B".to_string(), "C.D".to_string()]];
-    assert_eq!(a.anonymize_texts(&texts[..2], true, Some(&fixed)).unwrap(), vec!["A.B ja C.D"; 2]);
+    assert_eq!(
+        a.anonymize_texts(&texts[..2], true, Some(&fixed)).unwrap(),
+        vec!["A.B ja C.D"; 2]
+    );
 }
 
 #[test]
@@ -88,24 +153,34 @@ fn wrong_replacer_shapes_are_errors() {
     let a = Anonymizer::new(&AnonymizerConfig::default(), &names(&["Tamm, Mari"]));
     assert!(a.anonymize_text("Mari", Some(&[])).is_err());
     let texts = vec!["a".to_string(), "b".to_string()];
-    assert!(a.anonymize_texts(&texts, false, Some(&[vec!["A.B".into()]])).is_err());
+    assert!(a
+        .anonymize_texts(&texts, false, Some(&[vec!["A.B".into()]]))
+        .is_err());
     assert!(a.anonymize_texts(&texts, true, Some(&[vec![]])).is_err());
 }
 
 #[test]
 fn draws_are_distinct_initials() {
     let list: Vec<String> = (0..700).map(|i| format!("Last{i}, First{i}")).collect();
-    let a = Anonymizer::new(&AnonymizerConfig::default(), &NameList::parse(&list).unwrap());
+    let a = Anonymizer::new(
+        &AnonymizerConfig::default(),
+        &NameList::parse(&list).unwrap(),
+    );
     let drawn = a.draw_replacers();
     assert_eq!(drawn.len(), 700);
     let first: std::collections::HashSet<&String> = drawn[..676].iter().collect();
     assert_eq!(first.len(), 676);
-    assert!(drawn.iter().all(|r| r.len() == 3 && r.as_bytes()[1] == b'.'));
+    assert!(drawn
+        .iter()
+        .all(|r| r.len() == 3 && r.as_bytes()[1] == b'.'));
 }
 
 #[test]
 fn odd_input_does_not_panic() {
-    let cfg = AnonymizerConfig { auto_adjust_threshold: true, ..AnonymizerConfig::default() };
+    let cfg = AnonymizerConfig {
+        auto_adjust_threshold: true,
+        ..AnonymizerConfig::default()
+    };
     let texts = [
         "",
         " ",
@@ -116,9 +191,15 @@ fn odd_input_does_not_panic() {
         "ǅemal ß İ",
         "&nbsp;&nbsp;",
     ];
-    for list in
-        [&[][..], &["Tamm,"][..], &[", Mari"][..], &[","][..], &["T, M"][..], &["Ta.m*m[, (Ma|ri"][..], &["Őz, Ǆé"][..]]
-    {
+    for list in [
+        &[][..],
+        &["Tamm,"][..],
+        &[", Mari"][..],
+        &[","][..],
+        &["T, M"][..],
+        &["Ta.m*m[, (Ma|ri"][..],
+        &["Őz, Ǆé"][..],
+    ] {
         let n = names(list);
         let a = Anonymizer::new(&cfg, &n);
         for t in texts {
@@ -132,5 +213,13 @@ fn odd_input_does_not_panic() {
 
 #[test]
 fn nbsp_is_always_replaced() {
-    assert_eq!(run(&AnonymizerConfig::default(), &["Kask, Jüri"], "a&nbsp;b", &["A.B"]), "a b");
+    assert_eq!(
+        run(
+            &AnonymizerConfig::default(),
+            &["Kask, Jüri"],
+            "a&nbsp;b",
+            &["A.B"]
+        ),
+        "a b"
+    );
 }

@@ -12,8 +12,14 @@ use super::ops::{self, Group, Member};
 use super::{Matcher, MatcherConfig};
 
 const CASE_FILES: [&str; 2] = [
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conformance/regex_tagger.jsonl"),
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conformance/regex_tagger_group.jsonl"),
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/conformance/regex_tagger.jsonl"
+    ),
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/conformance/regex_tagger_group.jsonl"
+    ),
 ];
 
 enum Outcome {
@@ -47,8 +53,17 @@ fn regex_conformance() {
     for f in &failures {
         println!("FAIL {}", f);
     }
-    println!("regex conformance: {} passed, {} failed ({} skipped)", passed, failures.len(), skipped);
-    assert!(failures.is_empty(), "{} conformance failures", failures.len());
+    println!(
+        "regex conformance: {} passed, {} failed ({} skipped)",
+        passed,
+        failures.len(),
+        skipped
+    );
+    assert!(
+        failures.is_empty(),
+        "{} conformance failures",
+        failures.len()
+    );
 }
 
 fn run_case(case: &Value) -> Outcome {
@@ -56,13 +71,22 @@ fn run_case(case: &Value) -> Outcome {
     if endpoint == "create" {
         return run_create(case);
     }
-    let taggers: Vec<Tagger> = tagger_specs(case).iter().enumerate().map(|(i, spec)| build_tagger(i as i64 + 1, spec)).collect();
-    let ids = Ids { taggers: taggers.len(), groups: group_specs(case).len() };
+    let taggers: Vec<Tagger> = tagger_specs(case)
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| build_tagger(i as i64 + 1, spec))
+        .collect();
+    let ids = Ids {
+        taggers: taggers.len(),
+        groups: group_specs(case).len(),
+    };
     let request = ids.substitute(&case["request"]);
     let expected = ids.substitute(&case["expected"]);
     let status = case["expected_status"].as_i64().unwrap();
     let actual = match endpoint {
-        "tag_text" | "tag_texts" | "tag_doc" | "multitag_text" => run_tagger_endpoint(endpoint, &taggers, &request),
+        "tag_text" | "tag_texts" | "tag_doc" | "multitag_text" => {
+            run_tagger_endpoint(endpoint, &taggers, &request)
+        }
         _ => run_group_endpoint(endpoint, case, &ids, &taggers, &request),
     };
     compare(status, &expected, actual)
@@ -72,26 +96,44 @@ fn compare(status: i64, expected: &Value, actual: Result<Value, Value>) -> Outco
     match (status, actual) {
         (200, Ok(v)) if &v == expected => Outcome::Pass,
         (400, Err(e)) if keys(&e) == keys(expected) => Outcome::Pass,
-        (_, Ok(v)) => Outcome::Fail(format!("\n  expected {} {}\n  actual   200 {}", status, expected, v)),
-        (_, Err(e)) => Outcome::Fail(format!("\n  expected {} {}\n  actual   400 {}", status, expected, e)),
+        (_, Ok(v)) => Outcome::Fail(format!(
+            "\n  expected {} {}\n  actual   200 {}",
+            status, expected, v
+        )),
+        (_, Err(e)) => Outcome::Fail(format!(
+            "\n  expected {} {}\n  actual   400 {}",
+            status, expected, e
+        )),
     }
 }
 
 fn keys(v: &Value) -> Vec<String> {
-    let mut k: Vec<String> = v.as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default();
+    let mut k: Vec<String> = v
+        .as_object()
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default();
     k.sort();
     k
 }
 
 fn run_create(case: &Value) -> Outcome {
     let request = &case["request"];
-    let blank_entry = ["lexicon", "counter_lexicon"].iter().any(|f| request[f].as_array().is_some_and(|a| a.iter().any(|e| e.as_str().is_some_and(|s| s.trim().is_empty()))));
+    let blank_entry = ["lexicon", "counter_lexicon"].iter().any(|f| {
+        request[f].as_array().is_some_and(|a| {
+            a.iter()
+                .any(|e| e.as_str().is_some_and(|s| s.trim().is_empty()))
+        })
+    });
     if blank_entry {
         return Outcome::Skip;
     }
     let result = match serde_json::from_value::<MatcherConfig>(request.clone()) {
         Err(e) => {
-            let field = if e.to_string().contains("variant") { bad_choice_field(request) } else { "?" };
+            let field = if e.to_string().contains("variant") {
+                bad_choice_field(request)
+            } else {
+                "?"
+            };
             Err(json!({ field: [e.to_string()] }))
         }
         Ok(cfg) => match Matcher::compile(&cfg) {
@@ -99,7 +141,11 @@ fn run_create(case: &Value) -> Outcome {
             Err(e) => Err(json!({ e.field: [e.message] })),
         },
     };
-    compare(case["expected_status"].as_i64().unwrap(), &case["expected"], result)
+    compare(
+        case["expected_status"].as_i64().unwrap(),
+        &case["expected"],
+        result,
+    )
 }
 
 /// The choice field holding an invalid value.
@@ -131,7 +177,11 @@ fn group_specs(case: &Value) -> Vec<Value> {
 fn build_tagger(id: i64, spec: &Value) -> Tagger {
     let cfg: MatcherConfig = serde_json::from_value(spec.clone()).expect("tagger config");
     let matcher = Matcher::compile(&cfg).expect("tagger compiles");
-    Tagger { id, description: spec["description"].as_str().unwrap().to_string(), matcher }
+    Tagger {
+        id,
+        description: spec["description"].as_str().unwrap().to_string(),
+        matcher,
+    }
 }
 
 struct Ids {
@@ -155,7 +205,10 @@ impl Ids {
 }
 
 fn members(taggers: &[Tagger]) -> Vec<Member<'_>> {
-    taggers.iter().map(|t| (t.id, t.description.as_str(), &t.matcher)).collect()
+    taggers
+        .iter()
+        .map(|t| (t.id, t.description.as_str(), &t.matcher))
+        .collect()
 }
 
 /// Validation-layer behaviour for `text`: trimmed, non-blank.
@@ -169,8 +222,18 @@ fn request_text(request: &Value) -> Result<String, Value> {
 
 /// Validation-layer behaviour for `texts`: each trimmed, blank items rejected by index.
 fn request_texts(request: &Value) -> Result<Vec<String>, Value> {
-    let texts: Vec<String> = request["texts"].as_array().unwrap().iter().map(|t| ops::trim_request_text(t.as_str().unwrap()).to_string()).collect();
-    let blank: Map<String, Value> = texts.iter().enumerate().filter(|(_, t)| t.is_empty()).map(|(i, _)| (i.to_string(), json!(["This field may not be blank."]))).collect();
+    let texts: Vec<String> = request["texts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| ops::trim_request_text(t.as_str().unwrap()).to_string())
+        .collect();
+    let blank: Map<String, Value> = texts
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.is_empty())
+        .map(|(i, _)| (i.to_string(), json!(["This field may not be blank."])))
+        .collect();
     if !blank.is_empty() {
         return Err(json!({ "texts": blank }));
     }
@@ -185,7 +248,11 @@ fn to_json<T: serde::Serialize>(v: T) -> Value {
     serde_json::to_value(v).unwrap()
 }
 
-fn run_tagger_endpoint(endpoint: &str, taggers: &[Tagger], request: &Value) -> Result<Value, Value> {
+fn run_tagger_endpoint(
+    endpoint: &str,
+    taggers: &[Tagger],
+    request: &Value,
+) -> Result<Value, Value> {
     let t = &taggers[0];
     let (id, tag, m) = (t.id, t.description.as_str(), &t.matcher);
     Ok(match endpoint {
@@ -193,37 +260,78 @@ fn run_tagger_endpoint(endpoint: &str, taggers: &[Tagger], request: &Value) -> R
         "tag_texts" => to_json(ops::tag_texts(id, tag, m, &request_texts(request)?).unwrap()),
         "tag_doc" => to_json(ops::tag_doc(id, tag, m, &request["doc"], &fields(request)).unwrap()),
         _ => {
-            let wanted: Vec<i64> = request["taggers"].as_array().map(|a| a.iter().filter_map(Value::as_i64).collect()).unwrap_or_default();
-            let selected: Vec<Member> = members(taggers).into_iter().filter(|(id, _, _)| wanted.is_empty() || wanted.contains(id)).collect();
+            let wanted: Vec<i64> = request["taggers"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_i64).collect())
+                .unwrap_or_default();
+            let selected: Vec<Member> = members(taggers)
+                .into_iter()
+                .filter(|(id, _, _)| wanted.is_empty() || wanted.contains(id))
+                .collect();
             to_json(ops::multitag_text(&selected, &request_text(request)?).unwrap())
         }
     })
 }
 
 /// Members of each group (ascending tagger id), as (group id, description, members).
-fn groups<'a>(case: &Value, ids: &Ids, taggers: &'a [Tagger]) -> Vec<(i64, String, Vec<Member<'a>>)> {
+fn groups<'a>(
+    case: &Value,
+    ids: &Ids,
+    taggers: &'a [Tagger],
+) -> Vec<(i64, String, Vec<Member<'a>>)> {
     group_specs(case)
         .iter()
         .enumerate()
         .map(|(i, spec)| {
             let spec = ids.substitute(spec);
-            let wanted: Vec<i64> = spec["regex_taggers"].as_array().unwrap().iter().filter_map(Value::as_i64).collect();
-            let members = members(taggers).into_iter().filter(|(id, _, _)| wanted.contains(id)).collect();
-            (i as i64 + 1, spec["description"].as_str().unwrap().to_string(), members)
+            let wanted: Vec<i64> = spec["regex_taggers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(Value::as_i64)
+                .collect();
+            let members = members(taggers)
+                .into_iter()
+                .filter(|(id, _, _)| wanted.contains(id))
+                .collect();
+            (
+                i as i64 + 1,
+                spec["description"].as_str().unwrap().to_string(),
+                members,
+            )
         })
         .collect()
 }
 
-fn run_group_endpoint(endpoint: &str, case: &Value, ids: &Ids, taggers: &[Tagger], request: &Value) -> Result<Value, Value> {
+fn run_group_endpoint(
+    endpoint: &str,
+    case: &Value,
+    ids: &Ids,
+    taggers: &[Tagger],
+    request: &Value,
+) -> Result<Value, Value> {
     let groups = groups(case, ids, taggers);
     let (gid, gdesc, members) = (groups[0].0, groups[0].1.as_str(), groups[0].2.as_slice());
     Ok(match endpoint {
-        "group_tag_text" => to_json(ops::group_tag_text(gid, gdesc, members, &request_text(request)?).unwrap()),
-        "group_tag_texts" => to_json(ops::group_tag_texts(gid, gdesc, members, &request_texts(request)?).unwrap()),
-        "group_tag_doc" => to_json(ops::group_tag_doc(gid, gdesc, members, &request["doc"], &fields(request)).unwrap()),
+        "group_tag_text" => {
+            to_json(ops::group_tag_text(gid, gdesc, members, &request_text(request)?).unwrap())
+        }
+        "group_tag_texts" => {
+            to_json(ops::group_tag_texts(gid, gdesc, members, &request_texts(request)?).unwrap())
+        }
+        "group_tag_doc" => to_json(
+            ops::group_tag_doc(gid, gdesc, members, &request["doc"], &fields(request)).unwrap(),
+        ),
         "group_multitag_text" => {
-            let wanted: Vec<i64> = request["tagger_groups"].as_array().map(|a| a.iter().filter_map(Value::as_i64).collect()).unwrap_or_default();
-            let selected: Vec<Group> = groups.iter().filter(|g| wanted.is_empty() || wanted.contains(&g.0)).map(|g| (g.0, g.1.as_str(), g.2.as_slice())).collect();
+            let wanted: Vec<i64> = request["tagger_groups"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_i64).collect())
+                .unwrap_or_default();
+            let selected: Vec<Group> = groups
+                .iter()
+                .filter(|g| wanted.is_empty() || wanted.contains(&g.0))
+                .map(|g| (g.0, g.1.as_str(), g.2.as_slice()))
+                .collect();
             to_json(ops::group_multitag_text(&selected, &request_text(request)?).unwrap())
         }
         "apply_tagger_group" => apply(case, gid, gdesc, members, request),
@@ -236,7 +344,11 @@ fn apply(case: &Value, gid: i64, gdesc: &str, members: &[Member], request: &Valu
     let selected = |doc_id: &str| match &request["query"]["query"] {
         Value::Null => true,
         q if q.get("match_all").is_some() => true,
-        q => q["ids"]["values"].as_array().expect("supported query").iter().any(|v| v == doc_id),
+        q => q["ids"]["values"]
+            .as_array()
+            .expect("supported query")
+            .iter()
+            .any(|v| v == doc_id),
     };
     let fields = fields(request);
     let docs: Vec<Value> = case["index_documents"]
@@ -251,8 +363,17 @@ fn apply(case: &Value, gid: i64, gdesc: &str, members: &[Member], request: &Valu
             sort_facts(doc)
         })
         .collect();
-    let message = format!("Started process of applying RegexTaggerGroup with id: {}", gid);
-    let expected_docs: Vec<Value> = case["expected"]["documents_after"].as_array().unwrap().iter().cloned().map(sort_facts).collect();
+    let message = format!(
+        "Started process of applying RegexTaggerGroup with id: {}",
+        gid
+    );
+    let expected_docs: Vec<Value> = case["expected"]["documents_after"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .cloned()
+        .map(sort_facts)
+        .collect();
     // The expected side is normalised the same way so that fact order does not matter.
     if docs == expected_docs {
         json!({"response": {"message": message}, "documents_after": case["expected"]["documents_after"]})

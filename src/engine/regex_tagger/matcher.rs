@@ -66,19 +66,35 @@ impl Matcher {
         let lexicon = trimmed(&cfg.lexicon);
         let counter = trimmed(&cfg.counter_lexicon);
         if lexicon.is_empty() {
-            return Err(CompileError { field: "lexicon", message: "This list may not be empty.".into() });
+            return Err(CompileError {
+                field: "lexicon",
+                message: "This list may not be empty.".into(),
+            });
         }
         validate_entries("lexicon", &lexicon, cfg.ignore_case)?;
         validate_entries("counter_lexicon", &counter, cfg.ignore_case)?;
         let bodies = expand_slop(&lexicon, cfg);
         let units = match cfg.operator {
-            Operator::Or => vec![Unit::build(&bodies.join("|"), cfg.match_type, cfg, "lexicon")?],
-            Operator::And => bodies.iter().map(|b| Unit::build(b, cfg.match_type, cfg, "lexicon")).collect::<Result<_, _>>()?,
+            Operator::Or => vec![Unit::build(
+                &bodies.join("|"),
+                cfg.match_type,
+                cfg,
+                "lexicon",
+            )?],
+            Operator::And => bodies
+                .iter()
+                .map(|b| Unit::build(b, cfg.match_type, cfg, "lexicon"))
+                .collect::<Result<_, _>>()?,
         };
         let counter = if counter.is_empty() {
             None
         } else {
-            Some(Unit::build(&expand_slop(&counter, cfg).join("|"), MatchType::Exact, cfg, "counter_lexicon")?)
+            Some(Unit::build(
+                &expand_slop(&counter, cfg).join("|"),
+                MatchType::Exact,
+                cfg,
+                "counter_lexicon",
+            )?)
         };
         Ok(Matcher {
             units,
@@ -121,7 +137,9 @@ impl Matcher {
                 break;
             }
         }
-        if self.operator == Operator::And && (found_units as f64 / self.units.len() as f64) < self.required_words {
+        if self.operator == Operator::And
+            && (found_units as f64 / self.units.len() as f64) < self.required_words
+        {
             out.clear();
         }
         Ok(out.into_iter().map(|m| to_match(text, m)).collect())
@@ -140,7 +158,10 @@ impl Matcher {
         if !self.ignore_punctuation && gap.contains(['.', '!', '?']) {
             return false;
         }
-        let words = gap.split(py_isspace).filter(|w| !w.is_empty() && !matches!(*w, "." | "!" | "?")).count();
+        let words = gap
+            .split(py_isspace)
+            .filter(|w| !w.is_empty() && !matches!(*w, "." | "!" | "?"))
+            .count();
         (words as i64) <= self.counter_slop
     }
 }
@@ -150,20 +171,39 @@ fn trimmed(entries: &[String]) -> Vec<String> {
 }
 
 /// Every entry must compile on its own; errors are listed in the reference's wording.
-fn validate_entries(field: &'static str, entries: &[String], ignore_case: bool) -> Result<(), CompileError> {
+fn validate_entries(
+    field: &'static str,
+    entries: &[String],
+    ignore_case: bool,
+) -> Result<(), CompileError> {
     let errors: Vec<String> = entries
         .iter()
-        .filter_map(|e| syntax::parse(e, ignore_case).err().map(|err| format!("{{'pattern': {}, 'error': {}}}", py_repr(e), py_repr(&err.0))))
+        .filter_map(|e| {
+            syntax::parse(e, ignore_case).err().map(|err| {
+                format!(
+                    "{{'pattern': {}, 'error': {}}}",
+                    py_repr(e),
+                    py_repr(&err.0)
+                )
+            })
+        })
         .collect();
     if errors.is_empty() {
         return Ok(());
     }
-    Err(CompileError { field, message: format!("Invalid regex pattern(s): [{}]", errors.join(", ")) })
+    Err(CompileError {
+        field,
+        message: format!("Invalid regex pattern(s): [{}]", errors.join(", ")),
+    })
 }
 
 /// Python `repr` of a string (single quotes unless the text contains one and no double quote).
 fn py_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     let mut out = String::from(quote);
     for c in s.chars() {
         match c {
@@ -187,28 +227,60 @@ fn expand_slop(entries: &[String], cfg: &MatcherConfig) -> Vec<String> {
     if cfg.phrase_slop == 0 {
         return entries.to_vec();
     }
-    let token = if cfg.ignore_punctuation { r"\S" } else { "[^!.?;: ]" };
+    let token = if cfg.ignore_punctuation {
+        r"\S"
+    } else {
+        "[^!.?;: ]"
+    };
     let joiner = format!(r"\s*({}+\s+){{,{}}}", token, cfg.phrase_slop);
-    entries.iter().map(|e| e.split(py_isspace).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(&joiner)).collect()
+    entries
+        .iter()
+        .map(|e| {
+            e.split(py_isspace)
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join(&joiner)
+        })
+        .collect()
 }
 
 impl Unit {
-    fn build(body: &str, match_type: MatchType, cfg: &MatcherConfig, field: &'static str) -> Result<Unit, CompileError> {
-        let error = |message: String| CompileError { field, message: format!("Invalid regex pattern(s): [{{'pattern': {}, 'error': {}}}]", py_repr(body), py_repr(&message)) };
+    fn build(
+        body: &str,
+        match_type: MatchType,
+        cfg: &MatcherConfig,
+        field: &'static str,
+    ) -> Result<Unit, CompileError> {
+        let error = |message: String| CompileError {
+            field,
+            message: format!(
+                "Invalid regex pattern(s): [{{'pattern': {}, 'error': {}}}]",
+                py_repr(body),
+                py_repr(&message)
+            ),
+        };
         let body_ast = syntax::parse(body, cfg.ignore_case).map_err(|e| error(e.0))?;
         if cfg.n_allowed_edits <= 0 && syntax::is_plain(&body_ast) {
-            return Self::fast(&body_ast, match_type, cfg.return_fuzzy_match).map_err(|e| error(e.to_string()));
+            return Self::fast(&body_ast, match_type, cfg.return_fuzzy_match)
+                .map_err(|e| error(e.to_string()));
         }
         let full = full_pattern(body, match_type, cfg);
         let ast = syntax::parse(&full, cfg.ignore_case).map_err(|e| error(e.0))?;
-        Ok(Unit { engine: Engine::Backtrack(Program::new(&ast)) })
+        Ok(Unit {
+            engine: Engine::Backtrack(Program::new(&ast)),
+        })
     }
 
     /// The `regex`-crate form of a unit, with look-arounds rewritten as consuming contexts.
     fn fast(body: &Node, match_type: MatchType, rfm: bool) -> Result<Unit, regex::Error> {
         let mut b = String::new();
         syntax::emit(body, &mut b);
-        let compile = |p: &str| regex::RegexBuilder::new(p).size_limit(REGEX_SIZE_LIMIT).dfa_size_limit(REGEX_SIZE_LIMIT).build();
+        let compile = |p: &str| {
+            regex::RegexBuilder::new(p)
+                .size_limit(REGEX_SIZE_LIMIT)
+                .dfa_size_limit(REGEX_SIZE_LIMIT)
+                .build()
+        };
         let (pattern, report) = match (match_type, rfm) {
             (MatchType::Prefix, true) => (format!(r"(?:\s|\A)(?:{})\w*", b), Report::Whole),
             (MatchType::Prefix, false) => (format!(r"(?:\s|\A)(?:{})", b), Report::Whole),
@@ -219,7 +291,12 @@ impl Unit {
             }
             (MatchType::Subword, false) => (b, Report::Whole),
         };
-        Ok(Unit { engine: Engine::Fast { re: compile(&pattern)?, report } })
+        Ok(Unit {
+            engine: Engine::Fast {
+                re: compile(&pattern)?,
+                report,
+            },
+        })
     }
 
     /// All non-overlapping matches, left to right (an empty match advances one character).
@@ -227,7 +304,9 @@ impl Unit {
         let mut out = Vec::new();
         let mut pos = 0usize;
         while pos <= ctx.text.len() {
-            let Some((s, e)) = self.search(ctx, pos)? else { break };
+            let Some((s, e)) = self.search(ctx, pos)? else {
+                break;
+            };
             out.push(ctx.raw(s, e));
             pos = if e > s {
                 e
@@ -247,14 +326,21 @@ impl Unit {
             Engine::Backtrack(prog) => {
                 let from = ctx.char_of(pos);
                 let deadline = ctx.deadline;
-                let found = prog.search(ctx.chars(), from, deadline).map_err(|_| MatchError::Timeout)?;
+                let found = prog
+                    .search(ctx.chars(), from, deadline)
+                    .map_err(|_| MatchError::Timeout)?;
                 Ok(found.map(|(s, e)| (ctx.byte_of(s), ctx.byte_of(e))))
             }
         }
     }
 }
 
-fn fast_search(re: &regex::Regex, report: &Report, text: &str, pos: usize) -> Option<(usize, usize)> {
+fn fast_search(
+    re: &regex::Regex,
+    report: &Report,
+    text: &str,
+    pos: usize,
+) -> Option<(usize, usize)> {
     let group1 = |re: &regex::Regex, at: usize| {
         let mut locs = re.capture_locations();
         re.captures_read_at(&mut locs, text, at)?;
@@ -279,7 +365,11 @@ fn prev_boundary(text: &str, pos: usize) -> usize {
 /// The reference's pattern string for the backtracking engine (same text as the Python code,
 /// except that the always-true look-behind of subword without return_fuzzy_match is dropped).
 fn full_pattern(body: &str, match_type: MatchType, cfg: &MatcherConfig) -> String {
-    let body = if cfg.n_allowed_edits > 0 { format!("({}){{1i+1d+1s<={}}}", body, cfg.n_allowed_edits) } else { body.to_string() };
+    let body = if cfg.n_allowed_edits > 0 {
+        format!("({}){{1i+1d+1s<={}}}", body, cfg.n_allowed_edits)
+    } else {
+        body.to_string()
+    };
     let rfm = cfg.return_fuzzy_match;
     let left = match (match_type, rfm) {
         (MatchType::Subword, true) => r"(?<=(^|\W))(?:\w*(",
@@ -307,11 +397,19 @@ struct TextCtx<'t> {
 
 impl<'t> TextCtx<'t> {
     fn new(text: &'t str, deadline: Instant) -> Self {
-        TextCtx { text, deadline, ascii: text.is_ascii(), chars: None, byte_offsets: None, cursor: (0, 0) }
+        TextCtx {
+            text,
+            deadline,
+            ascii: text.is_ascii(),
+            chars: None,
+            byte_offsets: None,
+            cursor: (0, 0),
+        }
     }
 
     fn chars(&mut self) -> &[char] {
-        self.chars.get_or_insert_with(|| self.text.chars().collect())
+        self.chars
+            .get_or_insert_with(|| self.text.chars().collect())
     }
 
     fn byte_of(&mut self, char_idx: usize) -> usize {
@@ -319,7 +417,12 @@ impl<'t> TextCtx<'t> {
             return char_idx;
         }
         let text = self.text;
-        let offsets = self.byte_offsets.get_or_insert_with(|| text.char_indices().map(|(b, _)| b).chain(Some(text.len())).collect());
+        let offsets = self.byte_offsets.get_or_insert_with(|| {
+            text.char_indices()
+                .map(|(b, _)| b)
+                .chain(Some(text.len()))
+                .collect()
+        });
         offsets[char_idx]
     }
 
@@ -340,7 +443,10 @@ impl<'t> TextCtx<'t> {
     fn raw(&mut self, s: usize, e: usize) -> Raw {
         let cs = self.char_of(s);
         let ce = self.char_of(e);
-        Raw { bytes: (s, e), chars: (cs, ce) }
+        Raw {
+            bytes: (s, e),
+            chars: (cs, ce),
+        }
     }
 }
 
@@ -361,13 +467,21 @@ fn trim_raw(text: &str, mut m: Raw) -> Raw {
 
 /// `text[a..b]` with Python slice semantics for inverted bounds (empty).
 fn py_slice(text: &str, a: usize, b: usize) -> &str {
-    if a < b { &text[a..b] } else { "" }
+    if a < b {
+        &text[a..b]
+    } else {
+        ""
+    }
 }
 
 /// The reported match: `str_val` is the stripped, lower-cased raw text; the span is trimmed.
 fn to_match(text: &str, m: Raw) -> Match {
     let raw = py_slice(text, m.bytes.0.min(m.bytes.1), m.bytes.1.max(m.bytes.0));
-    Match { str_val: py_strip(raw).to_lowercase(), span: [m.chars.0, m.chars.1], field: None }
+    Match {
+        str_val: py_strip(raw).to_lowercase(),
+        span: [m.chars.0, m.chars.1],
+        field: None,
+    }
 }
 
 /// Python `str.isspace` for one character.

@@ -74,26 +74,57 @@ pub struct GroupMultiTagEntry {
 /// A group: (group id, group description, members sorted by tagger id).
 pub type Group<'a> = (i64, &'a str, &'a [Member<'a>]);
 
-pub fn tag_text(id: i64, tag: &str, matcher: &Matcher, text: &str) -> Result<TagResult, MatchError> {
+pub fn tag_text(
+    id: i64,
+    tag: &str,
+    matcher: &Matcher,
+    text: &str,
+) -> Result<TagResult, MatchError> {
     Ok(tag_result(id, tag, matcher.find(text)?))
 }
 
-pub fn tag_texts(id: i64, tag: &str, matcher: &Matcher, texts: &[String]) -> Result<Vec<TagResult>, MatchError> {
-    texts.iter().map(|t| tag_text(id, tag, matcher, t)).collect()
+pub fn tag_texts(
+    id: i64,
+    tag: &str,
+    matcher: &Matcher,
+    texts: &[String],
+) -> Result<Vec<TagResult>, MatchError> {
+    texts
+        .iter()
+        .map(|t| tag_text(id, tag, matcher, t))
+        .collect()
 }
 
-pub fn tag_doc(id: i64, tag: &str, matcher: &Matcher, doc: &Value, fields: &[String]) -> Result<TagResult, MatchError> {
+pub fn tag_doc(
+    id: i64,
+    tag: &str,
+    matcher: &Matcher,
+    doc: &Value,
+    fields: &[String],
+) -> Result<TagResult, MatchError> {
     let flat = flatten(doc);
     Ok(tag_result(id, tag, doc_matches(matcher, &flat, fields)?))
 }
 
 fn tag_result(id: i64, tag: &str, matches: Vec<Match>) -> TagResult {
-    TagResult { tagger_id: id, tag: tag.to_string(), result: !matches.is_empty(), matches }
+    TagResult {
+        tagger_id: id,
+        tag: tag.to_string(),
+        result: !matches.is_empty(),
+        matches,
+    }
 }
 
 /// Taggers with at least one match, in the given (ascending id) order.
 pub fn multitag_text(taggers: &[Member], text: &str) -> Result<Vec<MultiTagEntry>, MatchError> {
-    Ok(group_tags(taggers, text)?.into_iter().map(|t| MultiTagEntry { tagger_id: t.tagger_id, tag: t.tag, matches: t.matches }).collect())
+    Ok(group_tags(taggers, text)?
+        .into_iter()
+        .map(|t| MultiTagEntry {
+            tagger_id: t.tagger_id,
+            tag: t.tag,
+            matches: t.matches,
+        })
+        .collect())
 }
 
 /// Members with at least one match in `text`, in member order.
@@ -102,24 +133,56 @@ fn group_tags(members: &[Member], text: &str) -> Result<Vec<GroupTag>, MatchErro
     for &(id, tag, matcher) in members {
         let matches = matcher.find(text)?;
         if !matches.is_empty() {
-            tags.push(GroupTag { tag: tag.to_string(), tagger_id: id, matches });
+            tags.push(GroupTag {
+                tag: tag.to_string(),
+                tagger_id: id,
+                matches,
+            });
         }
     }
     Ok(tags)
 }
 
-pub fn group_tag_text(group_id: i64, group_tag: &str, members: &[Member], text: &str) -> Result<GroupTagResult, MatchError> {
+pub fn group_tag_text(
+    group_id: i64,
+    group_tag: &str,
+    members: &[Member],
+    text: &str,
+) -> Result<GroupTagResult, MatchError> {
     let tags = group_tags(members, text)?;
-    Ok(GroupTagResult { tagger_group_id: group_id, tagger_group_tag: group_tag.to_string(), result: !tags.is_empty(), tags })
+    Ok(GroupTagResult {
+        tagger_group_id: group_id,
+        tagger_group_tag: group_tag.to_string(),
+        result: !tags.is_empty(),
+        tags,
+    })
 }
 
-pub fn group_tag_texts(group_id: i64, group_tag: &str, members: &[Member], texts: &[String]) -> Result<GroupTagTextsResult, MatchError> {
-    let tags = texts.iter().map(|t| group_tags(members, t)).collect::<Result<_, _>>()?;
-    Ok(GroupTagTextsResult { tagger_group_id: group_id, tagger_group_tag: group_tag.to_string(), tags })
+pub fn group_tag_texts(
+    group_id: i64,
+    group_tag: &str,
+    members: &[Member],
+    texts: &[String],
+) -> Result<GroupTagTextsResult, MatchError> {
+    let tags = texts
+        .iter()
+        .map(|t| group_tags(members, t))
+        .collect::<Result<_, _>>()?;
+    Ok(GroupTagTextsResult {
+        tagger_group_id: group_id,
+        tagger_group_tag: group_tag.to_string(),
+        tags,
+    })
 }
 
 /// Per-tagger grouping: ordered by the first field in which a tagger matched, then member order.
-pub fn group_tag_doc(group_id: i64, group_tag: &str, members: &[Member], doc: &Value, fields: &[String]) -> Result<GroupTagResult, MatchError> {
+pub fn group_tag_doc(
+    group_id: i64,
+    group_tag: &str,
+    members: &[Member],
+    doc: &Value,
+    fields: &[String],
+) -> Result<GroupTagResult, MatchError> {
     let flat = flatten(doc);
     let mut tags: Vec<GroupTag> = Vec::new();
     for field in fields {
@@ -130,20 +193,36 @@ pub fn group_tag_doc(group_id: i64, group_tag: &str, members: &[Member], doc: &V
             }
             match tags.iter_mut().find(|t| t.tagger_id == id) {
                 Some(t) => t.matches.extend(matches),
-                None => tags.push(GroupTag { tag: tag.to_string(), tagger_id: id, matches }),
+                None => tags.push(GroupTag {
+                    tag: tag.to_string(),
+                    tagger_id: id,
+                    matches,
+                }),
             }
         }
     }
-    Ok(GroupTagResult { tagger_group_id: group_id, tagger_group_tag: group_tag.to_string(), result: !tags.is_empty(), tags })
+    Ok(GroupTagResult {
+        tagger_group_id: group_id,
+        tagger_group_tag: group_tag.to_string(),
+        result: !tags.is_empty(),
+        tags,
+    })
 }
 
 /// Groups with at least one matching member, in the given (ascending id) order.
-pub fn group_multitag_text(groups: &[Group], text: &str) -> Result<Vec<GroupMultiTagEntry>, MatchError> {
+pub fn group_multitag_text(
+    groups: &[Group],
+    text: &str,
+) -> Result<Vec<GroupMultiTagEntry>, MatchError> {
     let mut out = Vec::new();
     for &(id, description, members) in groups {
         let tags = group_tags(members, text)?;
         if !tags.is_empty() {
-            out.push(GroupMultiTagEntry { tagger_group_id: id, tagger_group_tag: description.to_string(), tags });
+            out.push(GroupMultiTagEntry {
+                tagger_group_id: id,
+                tagger_group_tag: description.to_string(),
+                tags,
+            });
         }
     }
     Ok(out)
@@ -161,7 +240,10 @@ pub fn simple_tag_text(members: &[Member], text: &str) -> Result<Vec<String>, Ma
 }
 
 /// `{group description: [matching tagger descriptions]}` for groups with matches.
-pub fn simple_multitag_text(groups: &[Group], text: &str) -> Result<Map<String, Value>, MatchError> {
+pub fn simple_multitag_text(
+    groups: &[Group],
+    text: &str,
+) -> Result<Map<String, Value>, MatchError> {
     let mut out = Map::new();
     for &(_, description, members) in groups {
         let tags = simple_tag_text(members, text)?;
@@ -175,7 +257,12 @@ pub fn simple_multitag_text(groups: &[Group], text: &str) -> Result<Map<String, 
 /// apply_tagger_group on one document source: appends one fact per member match in each field,
 /// keeps existing facts, removes exact duplicates (keys sorted) and writes `texta_facts` sorted
 /// by canonical JSON. Returns whether the source changed.
-pub fn apply_group_to_doc(group_description: &str, members: &[Member], source: &mut Value, fields: &[String]) -> Result<bool, MatchError> {
+pub fn apply_group_to_doc(
+    group_description: &str,
+    members: &[Member],
+    source: &mut Value,
+    fields: &[String],
+) -> Result<bool, MatchError> {
     let flat = flatten(source);
     let mut facts: Vec<Value> = match source.get("texta_facts") {
         Some(Value::Array(existing)) => existing.clone(),
@@ -189,10 +276,16 @@ pub fn apply_group_to_doc(group_description: &str, members: &[Member], source: &
         }
     }
     let mut seen = HashSet::new();
-    let mut unique: Vec<(String, Value)> = facts.into_iter().map(|f| (canonical(&f), f)).filter(|(key, _)| seen.insert(key.clone())).collect();
+    let mut unique: Vec<(String, Value)> = facts
+        .into_iter()
+        .map(|f| (canonical(&f), f))
+        .filter(|(key, _)| seen.insert(key.clone()))
+        .collect();
     unique.sort_by(|a, b| a.0.cmp(&b.0));
     let new_facts = Value::Array(unique.into_iter().map(|(_, f)| f).collect());
-    let Some(obj) = source.as_object_mut() else { return Ok(false) };
+    let Some(obj) = source.as_object_mut() else {
+        return Ok(false);
+    };
     let changed = obj.get("texta_facts") != Some(&new_facts);
     obj.insert("texta_facts".to_string(), new_facts);
     Ok(changed)
@@ -202,7 +295,10 @@ fn fact(group: &str, tag: &str, field: &str, span: [usize; 2]) -> Value {
     let mut f = Map::new();
     f.insert("fact".into(), group.into());
     f.insert("str_val".into(), tag.into());
-    f.insert("spans".into(), format!("[[{}, {}]]", span[0], span[1]).into());
+    f.insert(
+        "spans".into(),
+        format!("[[{}, {}]]", span[0], span[1]).into(),
+    );
     f.insert("doc_path".into(), field.into());
     Value::Object(f)
 }
@@ -214,7 +310,11 @@ fn canonical(v: &Value) -> String {
             Value::Object(m) => {
                 let mut keys: Vec<&String> = m.keys().collect();
                 keys.sort();
-                Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&m[k]))).collect())
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sorted(&m[k])))
+                        .collect(),
+                )
             }
             Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
             other => other.clone(),
@@ -229,7 +329,11 @@ pub fn flatten(doc: &Value) -> Map<String, Value> {
         match v {
             Value::Object(m) => {
                 for (k, v) in m {
-                    let key = if prefix.is_empty() { k.clone() } else { format!("{}.{}", prefix, k) };
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{}.{}", prefix, k)
+                    };
                     if v.is_object() {
                         walk(&key, v, out);
                     } else {
@@ -249,7 +353,11 @@ pub fn flatten(doc: &Value) -> Map<String, Value> {
 }
 
 /// Matches of one document field; only non-empty strings are matched (as stored, untrimmed).
-fn field_matches(matcher: &Matcher, flat: &Map<String, Value>, field: &str) -> Result<Vec<Match>, MatchError> {
+fn field_matches(
+    matcher: &Matcher,
+    flat: &Map<String, Value>,
+    field: &str,
+) -> Result<Vec<Match>, MatchError> {
     let text = match flat.get(field) {
         Some(Value::String(s)) if !s.is_empty() => s,
         _ => return Ok(Vec::new()),
@@ -261,7 +369,11 @@ fn field_matches(matcher: &Matcher, flat: &Map<String, Value>, field: &str) -> R
     Ok(matches)
 }
 
-fn doc_matches(matcher: &Matcher, flat: &Map<String, Value>, fields: &[String]) -> Result<Vec<Match>, MatchError> {
+fn doc_matches(
+    matcher: &Matcher,
+    flat: &Map<String, Value>,
+    fields: &[String],
+) -> Result<Vec<Match>, MatchError> {
     let mut out = Vec::new();
     for field in fields {
         out.extend(field_matches(matcher, flat, field)?);

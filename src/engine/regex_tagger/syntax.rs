@@ -30,7 +30,10 @@ pub enum ClassItem {
 pub enum Class {
     /// `.`; `dotall` makes it match `\n` too.
     Any { dotall: bool },
-    Set { items: Vec<ClassItem>, negated: bool },
+    Set {
+        items: Vec<ClassItem>,
+        negated: bool,
+    },
 }
 
 /// Zero-width assertions.
@@ -57,16 +60,34 @@ pub enum RepKind {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Node {
     Empty,
-    Lit { c: char, ci: bool },
-    Class { class: Class, ci: bool },
+    Lit {
+        c: char,
+        ci: bool,
+    },
+    Class {
+        class: Class,
+        ci: bool,
+    },
     Assert(Assertion),
     Group(Box<Node>),
     Concat(Vec<Node>),
     Alt(Vec<Node>),
-    Repeat { node: Box<Node>, min: u32, max: Option<u32>, kind: RepKind },
+    Repeat {
+        node: Box<Node>,
+        min: u32,
+        max: Option<u32>,
+        kind: RepKind,
+    },
     Atomic(Box<Node>),
-    Look { behind: bool, negated: bool, node: Box<Node> },
-    Fuzzy { node: Box<Node>, max_cost: u32 },
+    Look {
+        behind: bool,
+        negated: bool,
+        node: Box<Node>,
+    },
+    Fuzzy {
+        node: Box<Node>,
+        max_cost: u32,
+    },
 }
 
 /// A parse error in the wording of the Python `regex` module (message, position).
@@ -126,7 +147,9 @@ impl Parser {
     }
 
     fn looking_at(&self, s: &str) -> bool {
-        s.chars().enumerate().all(|(i, c)| self.chars.get(self.pos + i) == Some(&c))
+        s.chars()
+            .enumerate()
+            .all(|(i, c)| self.chars.get(self.pos + i) == Some(&c))
     }
 
     fn parse_all(&mut self) -> Result<Node, SyntaxError> {
@@ -142,7 +165,11 @@ impl Parser {
         while self.eat('|') {
             alts.push(self.parse_concat()?);
         }
-        Ok(if alts.len() == 1 { alts.pop().unwrap() } else { Node::Alt(alts) })
+        Ok(if alts.len() == 1 {
+            alts.pop().unwrap()
+        } else {
+            Node::Alt(alts)
+        })
     }
 
     fn parse_concat(&mut self) -> Result<Node, SyntaxError> {
@@ -170,8 +197,16 @@ impl Parser {
         self.pos += 1;
         let node = match c {
             '(' => return self.parse_group(),
-            '[' => Node::Class { class: self.parse_set()?, ci: self.ci },
-            '.' => Node::Class { class: Class::Any { dotall: self.dotall }, ci: false },
+            '[' => Node::Class {
+                class: self.parse_set()?,
+                ci: self.ci,
+            },
+            '.' => Node::Class {
+                class: Class::Any {
+                    dotall: self.dotall,
+                },
+                ci: false,
+            },
             '^' => Node::Assert(Assertion::Start(self.multiline)),
             '$' => Node::Assert(Assertion::End(self.multiline)),
             '\\' => self.parse_escape()?,
@@ -184,7 +219,9 @@ impl Parser {
 
     fn parse_group(&mut self) -> Result<Option<Node>, SyntaxError> {
         if !self.eat('?') {
-            return self.group_body(Node::Group as fn(Box<Node>) -> Node).map(Some);
+            return self
+                .group_body(Node::Group as fn(Box<Node>) -> Node)
+                .map(Some);
         }
         if self.eat(':') {
             return self.group_body(Node::Group).map(Some);
@@ -214,7 +251,11 @@ impl Parser {
         if let Some((behind, negated)) = look {
             let inner = self.parse_alt()?;
             self.close_group()?;
-            return Ok(Some(Node::Look { behind, negated, node: Box::new(inner) }));
+            return Ok(Some(Node::Look {
+                behind,
+                negated,
+                node: Box::new(inner),
+            }));
         }
         if self.eat('P') || self.peek() == Some('<') {
             if self.eat('<') {
@@ -315,7 +356,13 @@ impl Parser {
         self.pos -= 1;
         match self.parse_class_escape()? {
             Escaped::Char(c) => Ok(Node::Lit { c, ci: self.ci }),
-            Escaped::Item(item) => Ok(Node::Class { class: Class::Set { items: vec![item], negated: false }, ci: self.ci }),
+            Escaped::Item(item) => Ok(Node::Class {
+                class: Class::Set {
+                    items: vec![item],
+                    negated: false,
+                },
+                ci: self.ci,
+            }),
         }
     }
 
@@ -493,7 +540,8 @@ impl Parser {
 
     /// Whether a `{` at the current position (already consumed) starts a counted quantifier.
     fn quantifier_ahead(&self) -> bool {
-        self.brace_body().is_some_and(|b| parse_counts(&b).is_some())
+        self.brace_body()
+            .is_some_and(|b| parse_counts(&b).is_some())
     }
 
     /// The text between a consumed `{` and the next `}`.
@@ -547,12 +595,20 @@ impl Parser {
         }
         if let Some(max_cost) = parse_fuzzy(&body) {
             self.pos += body.chars().count() + 1;
-            return Ok(Ok(Node::Fuzzy { node: Box::new(atom), max_cost }));
+            return Ok(Ok(Node::Fuzzy {
+                node: Box::new(atom),
+                max_cost,
+            }));
         }
         Ok(Err(atom))
     }
 
-    fn finish_repeat(&mut self, atom: Node, min: u32, max: Option<u32>) -> Result<Node, SyntaxError> {
+    fn finish_repeat(
+        &mut self,
+        atom: Node,
+        min: u32,
+        max: Option<u32>,
+    ) -> Result<Node, SyntaxError> {
         if matches!(atom, Node::Repeat { .. }) {
             return self.err("multiple repeat");
         }
@@ -563,7 +619,12 @@ impl Parser {
         } else {
             RepKind::Greedy
         };
-        Ok(Node::Repeat { node: Box::new(atom), min, max, kind })
+        Ok(Node::Repeat {
+            node: Box::new(atom),
+            min,
+            max,
+            kind,
+        })
     }
 }
 
@@ -578,7 +639,9 @@ fn parse_counts(body: &str) -> Option<(u32, Option<u32>)> {
         if s.is_empty() {
             Some(None)
         } else if s.chars().all(|c| c.is_ascii_digit()) {
-            s.parse::<u64>().ok().map(|v| Some(v.min(u32::MAX as u64) as u32))
+            s.parse::<u64>()
+                .ok()
+                .map(|v| Some(v.min(u32::MAX as u64) as u32))
         } else {
             None
         }
@@ -596,7 +659,9 @@ fn parse_fuzzy(body: &str) -> Option<u32> {
         Some(l) => (false, l),
         None => (true, limit),
     };
-    let valid_terms = terms.chars().all(|c| c.is_ascii_digit() || "idse+ ".contains(c));
+    let valid_terms = terms
+        .chars()
+        .all(|c| c.is_ascii_digit() || "idse+ ".contains(c));
     let n: u32 = limit.trim().parse().ok()?;
     if !valid_terms {
         return None;
@@ -635,7 +700,10 @@ pub fn emit(node: &Node, out: &mut String) {
             Assertion::WordBoundary => r"\b",
             Assertion::NotWordBoundary => r"\B",
         }),
-        Node::Group(n) | Node::Atomic(n) | Node::Fuzzy { node: n, .. } | Node::Look { node: n, .. } => {
+        Node::Group(n)
+        | Node::Atomic(n)
+        | Node::Fuzzy { node: n, .. }
+        | Node::Look { node: n, .. } => {
             out.push_str("(?:");
             emit(n, out);
             out.push(')');
@@ -649,7 +717,12 @@ pub fn emit(node: &Node, out: &mut String) {
                 emit(n, out);
             }
         }
-        Node::Repeat { node, min, max, kind } => {
+        Node::Repeat {
+            node,
+            min,
+            max,
+            kind,
+        } => {
             out.push_str("(?:");
             emit(node, out);
             out.push(')');
@@ -711,9 +784,15 @@ fn emit_class_item(item: &ClassItem, out: &mut String) {
                 Perl::Digit => "d",
             };
             out.push('\\');
-            out.push_str(&if *neg { s.to_uppercase() } else { s.to_string() });
+            out.push_str(&if *neg {
+                s.to_uppercase()
+            } else {
+                s.to_string()
+            });
         }
-        ClassItem::Prop(name, neg) => write!(out, "\\{}{{{}}}", if *neg { 'P' } else { 'p' }, name).unwrap(),
+        ClassItem::Prop(name, neg) => {
+            write!(out, "\\{}{{{}}}", if *neg { 'P' } else { 'p' }, name).unwrap()
+        }
     }
 }
 

@@ -10,5 +10,9 @@ use super::http::AppState;
 use axum::Router;
 
 pub fn api() -> Router<AppState> {
-    Router::new().merge(accounts::routes()).merge(projects::routes()).merge(regex::routes()).merge(anonymizer::routes())
+    Router::new()
+        .merge(accounts::routes())
+        .merge(projects::routes())
+        .merge(regex::routes())
+        .merge(anonymizer::routes())
 }
