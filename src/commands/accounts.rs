@@ -78,13 +78,7 @@ fn store_login(login: Option<&StoredLogin>) -> Result<()> {
             #[cfg(unix)]
             std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
             let mut f = opts.open(&path).map_err(Error::internal)?;
-            std::io::Write::write_all(
-                &mut f,
-                serde_json::to_string_pretty(l)
-                    .map_err(Error::internal)?
-                    .as_bytes(),
-            )
-            .map_err(Error::internal)
+            std::io::Write::write_all(&mut f, serde_json::to_string_pretty(l).map_err(Error::internal)?.as_bytes()).map_err(Error::internal)
         }
     }
 }
@@ -92,9 +86,7 @@ fn store_login(login: Option<&StoredLogin>) -> Result<()> {
 pub fn register(cli: &Cli, a: &RegisterArgs) -> Result<Option<Value>> {
     let body = json!({"username": a.username, "email": a.email, "password1": a.password, "password2": a.password});
     match &cli.server {
-        Some(s) => Client::new(s, None)
-            .send("POST", "/rest-auth/registration/", Some(&body))
-            .map(Some),
+        Some(s) => Client::new(s, None).send("POST", "/rest-auth/registration/", Some(&body)).map(Some),
         None => Ok(Some(
             serde_json::to_value(open_engine(cli)?.register(&body)?.1).map_err(Error::internal)?,
         )),
@@ -106,15 +98,8 @@ pub fn login(cli: &Cli, a: &LoginArgs) -> Result<Option<Value>> {
     match &cli.server {
         Some(s) => {
             let out = Client::new(s, None).send("POST", "/rest-auth/login/", Some(&body))?;
-            let token = out
-                .get("key")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            store_login(Some(&StoredLogin {
-                server: s.clone(),
-                token,
-            }))?;
+            let token = out.get("key").and_then(Value::as_str).unwrap_or_default().to_string();
+            store_login(Some(&StoredLogin { server: s.clone(), token }))?;
             Ok(Some(out))
         }
         None => Ok(Some(
@@ -136,9 +121,7 @@ pub fn logout(t: &Target) -> Result<Option<Value>> {
 pub fn user(t: &Target, c: &UserCmd) -> Result<Option<Value>> {
     match c {
         UserCmd::List => t.call("GET", "/users/", None, |e, ctx| e.list_users(ctx)),
-        UserCmd::Show { id } => t.call("GET", &format!("/users/{id}/"), None, |e, ctx| {
-            e.get_user(ctx, *id)
-        }),
+        UserCmd::Show { id } => t.call("GET", &format!("/users/{id}/"), None, |e, ctx| e.get_user(ctx, *id)),
         UserCmd::Update { id, superuser } => {
             let body = json!({"is_superuser": superuser});
             t.call("PATCH", &format!("/users/{id}/"), Some(&body), |e, ctx| {
@@ -146,9 +129,7 @@ pub fn user(t: &Target, c: &UserCmd) -> Result<Option<Value>> {
             })
         }
         UserCmd::Delete { id } => {
-            t.call("DELETE", &format!("/users/{id}/"), None, |e, ctx| {
-                e.delete_user(ctx, *id)
-            })?;
+            t.call("DELETE", &format!("/users/{id}/"), None, |e, ctx| e.delete_user(ctx, *id))?;
             return Ok(None);
         }
     }

@@ -124,14 +124,8 @@ fn settings_body(a: &AnonymizerArgs) -> Value {
 fn names(n: &NameArgs) -> Result<Vec<String>> {
     let mut out = n.names.clone();
     if let Some(f) = &n.names_file {
-        let text = std::fs::read_to_string(f)
-            .map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", f.display())))?;
-        out.extend(
-            text.lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .map(str::to_string),
-        );
+        let text = std::fs::read_to_string(f).map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", f.display())))?;
+        out.extend(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string));
     }
     Ok(out)
 }
@@ -140,8 +134,7 @@ fn replacers(n: &NameArgs) -> Result<Option<Value>> {
     let Some(f) = &n.replacers else {
         return Ok(None);
     };
-    let text = std::fs::read_to_string(f)
-        .map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", f.display())))?;
+    let text = std::fs::read_to_string(f).map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", f.display())))?;
     serde_json::from_str(&text)
         .map(Some)
         .map_err(|e| Error::BadRequest(format!("{} is not JSON: {e}", f.display())))
@@ -166,16 +159,13 @@ fn run_stream(t: &Target, pk: i64, id: i64, n: &NameArgs, consistent: bool) -> R
             })
             .collect();
         // Blank lines pass through as empty strings; the API rejects blank texts.
-        let keep: Vec<usize> = (0..texts.len())
-            .filter(|i| !texts[*i].trim().is_empty())
-            .collect();
+        let keep: Vec<usize> = (0..texts.len()).filter(|i| !texts[*i].trim().is_empty()).collect();
         let mut out = vec![Value::String(String::new()); texts.len()];
         if keep.is_empty() {
             return Ok(out);
         }
         let sent: Vec<&String> = keep.iter().map(|i| &texts[*i]).collect();
-        let mut body =
-            json!({"texts": sent, "names": names, "consistent_replacement": fixed.is_some()});
+        let mut body = json!({"texts": sent, "names": names, "consistent_replacement": fixed.is_some()});
         if let Some(r) = &fixed {
             body["replacers"] = r.clone();
         }
@@ -185,10 +175,7 @@ fn run_stream(t: &Target, pk: i64, id: i64, n: &NameArgs, consistent: bool) -> R
             Some(&body),
             |e, ctx| e.anonymize_texts(ctx, pk, id, &body),
         )?;
-        for (i, v) in keep
-            .into_iter()
-            .zip(got.as_array().cloned().unwrap_or_default())
-        {
+        for (i, v) in keep.into_iter().zip(got.as_array().cloned().unwrap_or_default()) {
             out[i] = v;
         }
         Ok(out)
@@ -199,49 +186,34 @@ pub fn run(t: &Target, c: &AnonymizerCmd) -> Result<Option<Value>> {
     let out = match c {
         AnonymizerCmd::Create { project, args } => {
             let b = settings_body(args);
-            t.call(
-                "POST",
-                &format!("/projects/{project}/anonymizers/"),
-                Some(&b),
-                |e, ctx| e.create_anonymizer(ctx, *project, &b),
-            )?
+            t.call("POST", &format!("/projects/{project}/anonymizers/"), Some(&b), |e, ctx| {
+                e.create_anonymizer(ctx, *project, &b)
+            })?
         }
         AnonymizerCmd::List { project } => {
             let q = BTreeMap::new();
-            t.call(
-                "GET",
-                &format!("/projects/{project}/anonymizers/"),
-                None,
-                |e, ctx| e.list_anonymizers(ctx, *project, &q),
-            )?
+            t.call("GET", &format!("/projects/{project}/anonymizers/"), None, |e, ctx| {
+                e.list_anonymizers(ctx, *project, &q)
+            })?
         }
         AnonymizerCmd::Show { id, p } => {
             let pk = project_for(t, p, Kind::Anonymizer, *id)?;
-            t.call(
-                "GET",
-                &format!("/projects/{pk}/anonymizers/{id}/"),
-                None,
-                |e, ctx| e.get_anonymizer(ctx, pk, *id),
-            )?
+            t.call("GET", &format!("/projects/{pk}/anonymizers/{id}/"), None, |e, ctx| {
+                e.get_anonymizer(ctx, pk, *id)
+            })?
         }
         AnonymizerCmd::Update { id, p, args } => {
             let pk = project_for(t, p, Kind::Anonymizer, *id)?;
             let b = settings_body(args);
-            t.call(
-                "PATCH",
-                &format!("/projects/{pk}/anonymizers/{id}/"),
-                Some(&b),
-                |e, ctx| e.update_anonymizer(ctx, pk, *id, &b, Mode::Partial),
-            )?
+            t.call("PATCH", &format!("/projects/{pk}/anonymizers/{id}/"), Some(&b), |e, ctx| {
+                e.update_anonymizer(ctx, pk, *id, &b, Mode::Partial)
+            })?
         }
         AnonymizerCmd::Delete { id, p } => {
             let pk = project_for(t, p, Kind::Anonymizer, *id)?;
-            t.call(
-                "DELETE",
-                &format!("/projects/{pk}/anonymizers/{id}/"),
-                None,
-                |e, ctx| e.delete_anonymizer(ctx, pk, *id),
-            )?;
+            t.call("DELETE", &format!("/projects/{pk}/anonymizers/{id}/"), None, |e, ctx| {
+                e.delete_anonymizer(ctx, pk, *id)
+            })?;
             return Ok(None);
         }
         AnonymizerCmd::Text { id, text, p, n } => {
@@ -257,12 +229,7 @@ pub fn run(t: &Target, c: &AnonymizerCmd) -> Result<Option<Value>> {
                 |e, ctx| e.anonymize_text(ctx, pk, *id, &b),
             )?
         }
-        AnonymizerCmd::Run {
-            id,
-            p,
-            n,
-            consistent,
-        } => {
+        AnonymizerCmd::Run { id, p, n, consistent } => {
             let pk = project_for(t, p, Kind::Anonymizer, *id)?;
             run_stream(t, pk, *id, n, *consistent)?;
             return Ok(None);

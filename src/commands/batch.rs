@@ -23,10 +23,7 @@ pub fn parse_line(line: &str) -> BatchItem {
 fn progress_bar() -> indicatif::ProgressBar {
     if std::io::stderr().is_terminal() {
         let pb = indicatif::ProgressBar::new_spinner();
-        pb.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} {pos} lines  {per_sec}  {elapsed}")
-                .expect("valid template"),
-        );
+        pb.set_style(indicatif::ProgressStyle::with_template("{spinner} {pos} lines  {per_sec}  {elapsed}").expect("valid template"));
         pb
     } else {
         indicatif::ProgressBar::hidden()

@@ -93,19 +93,15 @@ pub fn local_base_url() -> String {
 }
 
 pub fn data_dir(cli: &Cli) -> PathBuf {
-    cli.data_dir.clone().unwrap_or_else(|| {
-        dirs::data_dir()
-            .unwrap_or_else(|| PathBuf::from("."))
-            .join("ta")
-    })
+    cli.data_dir
+        .clone()
+        .unwrap_or_else(|| dirs::data_dir().unwrap_or_else(|| PathBuf::from(".")).join("ta"))
 }
 
 /// Open the local engine, creating `admin` on first use.
 pub fn open_engine(cli: &Cli) -> Result<Arc<Engine>> {
     let engine = Engine::open(Config::new(data_dir(cli)))?;
-    let (password, from_env) = match std::env::var("TA_ADMIN_PASSWORD")
-        .or_else(|_| std::env::var("TEXTA_ADMIN_PASSWORD"))
-    {
+    let (password, from_env) = match std::env::var("TA_ADMIN_PASSWORD").or_else(|_| std::env::var("TEXTA_ADMIN_PASSWORD")) {
         Ok(p) => (p, true),
         Err(_) => ("1234".to_string(), false),
     };
@@ -118,10 +114,7 @@ pub fn open_engine(cli: &Cli) -> Result<Arc<Engine>> {
 impl Target {
     pub fn resolve(cli: &Cli) -> Result<Target> {
         let stored = accounts::stored_login();
-        let server = cli
-            .server
-            .clone()
-            .or_else(|| stored.as_ref().map(|s| s.server.clone()));
+        let server = cli.server.clone().or_else(|| stored.as_ref().map(|s| s.server.clone()));
         match server {
             Some(server) => {
                 let token = cli.token.clone().or_else(|| {
@@ -155,9 +148,7 @@ impl Target {
         local: impl FnOnce(&Engine, &Ctx) -> Result<T>,
     ) -> Result<Value> {
         match self {
-            Target::Local { engine, ctx } => {
-                Ok(serde_json::to_value(local(engine, ctx)?).map_err(Error::internal)?)
-            }
+            Target::Local { engine, ctx } => Ok(serde_json::to_value(local(engine, ctx)?).map_err(Error::internal)?),
             Target::Remote(c) => c.send(method, path, body),
         }
     }

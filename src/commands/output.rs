@@ -7,9 +7,7 @@ fn cell(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => "-".into(),
-        Value::Array(a) if a.iter().all(|x| !x.is_object() && !x.is_array()) => {
-            a.iter().map(cell).collect::<Vec<_>>().join(", ")
-        }
+        Value::Array(a) if a.iter().all(|x| !x.is_object() && !x.is_array()) => a.iter().map(cell).collect::<Vec<_>>().join(", "),
         other => other.to_string(),
     }
 }
@@ -27,11 +25,7 @@ fn table(rows: &[Value]) -> String {
     }
     let grid: Vec<Vec<String>> = rows
         .iter()
-        .map(|r| {
-            cols.iter()
-                .map(|c| cell(r.get(c).unwrap_or(&Value::Null)))
-                .collect()
-        })
+        .map(|r| cols.iter().map(|c| cell(r.get(c).unwrap_or(&Value::Null))).collect())
         .collect();
     let widths: Vec<usize> = cols
         .iter()
@@ -93,10 +87,7 @@ pub fn print(v: &Value, json: bool) {
 /// The error as one line.
 pub fn error_line(e: &Error) -> String {
     match e {
-        Error::Invalid(v) => format!(
-            "invalid input: {}",
-            serde_json::to_string(v).unwrap_or_default()
-        ),
+        Error::Invalid(v) => format!("invalid input: {}", serde_json::to_string(v).unwrap_or_default()),
         other => other.to_string(),
     }
 }

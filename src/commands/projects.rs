@@ -75,15 +75,10 @@ pub fn run(t: &Target, c: &ProjectCmd) -> Result<Option<Value>> {
     let out = match c {
         ProjectCmd::Create(a) => {
             let b = body(t, a, true)?;
-            t.call("POST", "/projects/", Some(&b), |e, ctx| {
-                e.create_project(ctx, &b)
-            })?
+            t.call("POST", "/projects/", Some(&b), |e, ctx| e.create_project(ctx, &b))?
         }
         ProjectCmd::List { title } => {
-            let q: BTreeMap<String, String> = title
-                .iter()
-                .map(|t| ("title".to_string(), t.clone()))
-                .collect();
+            let q: BTreeMap<String, String> = title.iter().map(|t| ("title".to_string(), t.clone())).collect();
             let path = match title {
                 Some(t) => format!(
                     "/projects/?title={}",
@@ -93,9 +88,7 @@ pub fn run(t: &Target, c: &ProjectCmd) -> Result<Option<Value>> {
             };
             t.call("GET", &path, None, |e, ctx| e.list_projects(ctx, &q))?
         }
-        ProjectCmd::Show { id } => t.call("GET", &format!("/projects/{id}/"), None, |e, ctx| {
-            e.get_project(ctx, *id)
-        })?,
+        ProjectCmd::Show { id } => t.call("GET", &format!("/projects/{id}/"), None, |e, ctx| e.get_project(ctx, *id))?,
         ProjectCmd::Update { id, args } => {
             let b = body(t, args, false)?;
             t.call("PATCH", &format!("/projects/{id}/"), Some(&b), |e, ctx| {
@@ -103,17 +96,12 @@ pub fn run(t: &Target, c: &ProjectCmd) -> Result<Option<Value>> {
             })?
         }
         ProjectCmd::Delete { id } => {
-            t.call("DELETE", &format!("/projects/{id}/"), None, |e, ctx| {
-                e.delete_project(ctx, *id)
-            })?;
+            t.call("DELETE", &format!("/projects/{id}/"), None, |e, ctx| e.delete_project(ctx, *id))?;
             return Ok(None);
         }
-        ProjectCmd::Indices { id } => t.call(
-            "GET",
-            &format!("/projects/{id}/get_indices/"),
-            None,
-            |e, ctx| e.get_project_indices(ctx, *id),
-        )?,
+        ProjectCmd::Indices { id } => t.call("GET", &format!("/projects/{id}/get_indices/"), None, |e, ctx| {
+            e.get_project_indices(ctx, *id)
+        })?,
     };
     Ok(Some(out))
 }

@@ -181,14 +181,8 @@ pub enum GroupCmd {
 }
 
 fn read_lines(path: &PathBuf) -> Result<Vec<String>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", path.display())))?;
-    Ok(text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect())
+    let text = std::fs::read_to_string(path).map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", path.display())))?;
+    Ok(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_string).collect())
 }
 
 fn tagger_body(a: &TaggerArgs) -> Result<Value> {
@@ -198,11 +192,7 @@ fn tagger_body(a: &TaggerArgs) -> Result<Value> {
     }
     for (key, inline, file) in [
         ("lexicon", &a.lexicon, &a.lexicon_file),
-        (
-            "counter_lexicon",
-            &a.counter_lexicon,
-            &a.counter_lexicon_file,
-        ),
+        ("counter_lexicon", &a.counter_lexicon, &a.counter_lexicon_file),
     ] {
         let mut entries = inline.clone();
         if let Some(f) = file {
@@ -245,14 +235,7 @@ pub fn project_for(t: &Target, p: &ProjectFlag, kind: Kind, id: i64) -> Result<i
                 .into_iter()
                 .flatten()
                 .filter_map(|p| p["id"].as_i64())
-                .find(|pk| {
-                    c.send(
-                        "GET",
-                        &format!("/projects/{pk}/{}/{id}/", kind.route()),
-                        None,
-                    )
-                    .is_ok()
-                })
+                .find(|pk| c.send("GET", &format!("/projects/{pk}/{}/{id}/", kind.route()), None).is_ok())
                 .ok_or_else(Error::not_found)
         }
     }
@@ -273,10 +256,7 @@ fn tag_stream(t: &Target, kind: Kind, pk: i64, b: &BatchArgs) -> Result<()> {
             .map(|it| {
                 let (path, body) = match it {
                     BatchItem::Text(s) => (format!("{base}/tag_text/"), json!({"text": s})),
-                    BatchItem::Doc(d) => (
-                        format!("{base}/tag_doc/"),
-                        json!({"doc": d, "fields": b.fields}),
-                    ),
+                    BatchItem::Doc(d) => (format!("{base}/tag_doc/"), json!({"doc": d, "fields": b.fields})),
                 };
                 match c.send("POST", &path, Some(&body)) {
                     Ok(v) => v,
@@ -292,46 +272,31 @@ pub fn tagger(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
     let out = match c {
         TaggerCmd::Create { project, args } => {
             let b = tagger_body(args)?;
-            t.call(
-                "POST",
-                &format!("/projects/{project}/regex_taggers/"),
-                Some(&b),
-                |e, ctx| e.create_regex_tagger(ctx, *project, &b),
-            )?
+            t.call("POST", &format!("/projects/{project}/regex_taggers/"), Some(&b), |e, ctx| {
+                e.create_regex_tagger(ctx, *project, &b)
+            })?
         }
-        TaggerCmd::List { project } => t.call(
-            "GET",
-            &format!("/projects/{project}/regex_taggers/"),
-            None,
-            |e, ctx| e.list_regex_taggers(ctx, *project, &empty),
-        )?,
+        TaggerCmd::List { project } => t.call("GET", &format!("/projects/{project}/regex_taggers/"), None, |e, ctx| {
+            e.list_regex_taggers(ctx, *project, &empty)
+        })?,
         TaggerCmd::Show { id, p } => {
             let pk = project_for(t, p, Kind::RegexTagger, *id)?;
-            t.call(
-                "GET",
-                &format!("/projects/{pk}/regex_taggers/{id}/"),
-                None,
-                |e, ctx| e.get_regex_tagger(ctx, pk, *id),
-            )?
+            t.call("GET", &format!("/projects/{pk}/regex_taggers/{id}/"), None, |e, ctx| {
+                e.get_regex_tagger(ctx, pk, *id)
+            })?
         }
         TaggerCmd::Update { id, p, args } => {
             let pk = project_for(t, p, Kind::RegexTagger, *id)?;
             let b = tagger_body(args)?;
-            t.call(
-                "PATCH",
-                &format!("/projects/{pk}/regex_taggers/{id}/"),
-                Some(&b),
-                |e, ctx| e.update_regex_tagger(ctx, pk, *id, &b, Mode::Partial),
-            )?
+            t.call("PATCH", &format!("/projects/{pk}/regex_taggers/{id}/"), Some(&b), |e, ctx| {
+                e.update_regex_tagger(ctx, pk, *id, &b, Mode::Partial)
+            })?
         }
         TaggerCmd::Delete { id, p } => {
             let pk = project_for(t, p, Kind::RegexTagger, *id)?;
-            t.call(
-                "DELETE",
-                &format!("/projects/{pk}/regex_taggers/{id}/"),
-                None,
-                |e, ctx| e.delete_regex_tagger(ctx, pk, *id),
-            )?;
+            t.call("DELETE", &format!("/projects/{pk}/regex_taggers/{id}/"), None, |e, ctx| {
+                e.delete_regex_tagger(ctx, pk, *id)
+            })?;
             return Ok(None);
         }
         TaggerCmd::TagText { id, text, p } => {
@@ -349,11 +314,7 @@ pub fn tagger(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
             tag_stream(t, Kind::RegexTagger, pk, b)?;
             return Ok(None);
         }
-        TaggerCmd::Multitag {
-            project,
-            taggers,
-            text,
-        } => {
+        TaggerCmd::Multitag { project, taggers, text } => {
             let b = json!({"text": text, "taggers": taggers});
             t.call(
                 "POST",
@@ -375,27 +336,18 @@ pub fn group(t: &Target, c: &GroupCmd) -> Result<Option<Value>> {
             taggers,
         } => {
             let b = json!({"description": description, "regex_taggers": taggers});
-            t.call(
-                "POST",
-                &format!("/projects/{project}/regex_tagger_groups/"),
-                Some(&b),
-                |e, ctx| e.create_regex_tagger_group(ctx, *project, &b),
-            )?
+            t.call("POST", &format!("/projects/{project}/regex_tagger_groups/"), Some(&b), |e, ctx| {
+                e.create_regex_tagger_group(ctx, *project, &b)
+            })?
         }
-        GroupCmd::List { project } => t.call(
-            "GET",
-            &format!("/projects/{project}/regex_tagger_groups/"),
-            None,
-            |e, ctx| e.list_regex_tagger_groups(ctx, *project, &empty),
-        )?,
+        GroupCmd::List { project } => t.call("GET", &format!("/projects/{project}/regex_tagger_groups/"), None, |e, ctx| {
+            e.list_regex_tagger_groups(ctx, *project, &empty)
+        })?,
         GroupCmd::Show { id, p } => {
             let pk = project_for(t, p, Kind::RegexTaggerGroup, *id)?;
-            t.call(
-                "GET",
-                &format!("/projects/{pk}/regex_tagger_groups/{id}/"),
-                None,
-                |e, ctx| e.get_regex_tagger_group(ctx, pk, *id),
-            )?
+            t.call("GET", &format!("/projects/{pk}/regex_tagger_groups/{id}/"), None, |e, ctx| {
+                e.get_regex_tagger_group(ctx, pk, *id)
+            })?
         }
         GroupCmd::Update {
             id,
@@ -412,21 +364,15 @@ pub fn group(t: &Target, c: &GroupCmd) -> Result<Option<Value>> {
                 m.insert("regex_taggers".into(), json!(taggers));
             }
             let b = Value::Object(m);
-            t.call(
-                "PATCH",
-                &format!("/projects/{pk}/regex_tagger_groups/{id}/"),
-                Some(&b),
-                |e, ctx| e.update_regex_tagger_group(ctx, pk, *id, &b, Mode::Partial),
-            )?
+            t.call("PATCH", &format!("/projects/{pk}/regex_tagger_groups/{id}/"), Some(&b), |e, ctx| {
+                e.update_regex_tagger_group(ctx, pk, *id, &b, Mode::Partial)
+            })?
         }
         GroupCmd::Delete { id, p } => {
             let pk = project_for(t, p, Kind::RegexTaggerGroup, *id)?;
-            t.call(
-                "DELETE",
-                &format!("/projects/{pk}/regex_tagger_groups/{id}/"),
-                None,
-                |e, ctx| e.delete_regex_tagger_group(ctx, pk, *id),
-            )?;
+            t.call("DELETE", &format!("/projects/{pk}/regex_tagger_groups/{id}/"), None, |e, ctx| {
+                e.delete_regex_tagger_group(ctx, pk, *id)
+            })?;
             return Ok(None);
         }
         GroupCmd::TagText { id, text, p } => {

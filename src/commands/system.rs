@@ -49,9 +49,7 @@ pub fn serve(cli: &Cli, a: &ServeArgs) -> Result<Option<Value>> {
         .build()
         .map_err(Error::internal)?;
     rt.block_on(crate::server::serve(engine, addr, |bound| {
-        eprintln!(
-            "ta: serving http://{bound}/api/v1/ (Swagger: /api/v1/swagger/, ReDoc: /api/v1/redoc/)"
-        );
+        eprintln!("ta: serving http://{bound}/api/v1/ (Swagger: /api/v1/swagger/, ReDoc: /api/v1/redoc/)");
     }))
     .map_err(|e| Error::Internal(format!("cannot serve on {addr}: {e}")))?;
     Ok(None)
@@ -60,9 +58,7 @@ pub fn serve(cli: &Cli, a: &ServeArgs) -> Result<Option<Value>> {
 pub fn task(t: &Target, c: &TaskCmd) -> Result<Value> {
     match c {
         TaskCmd::List => t.call("GET", "/tasks/", None, |e, ctx| e.list_tasks(ctx)),
-        TaskCmd::Show { id } => t.call("GET", &format!("/tasks/{id}/"), None, |e, ctx| {
-            e.get_task(ctx, *id)
-        }),
+        TaskCmd::Show { id } => t.call("GET", &format!("/tasks/{id}/"), None, |e, ctx| e.get_task(ctx, *id)),
     }
 }
 

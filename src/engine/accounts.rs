@@ -45,9 +45,7 @@ pub struct Detail {
 
 impl Detail {
     pub fn new(s: &str) -> Detail {
-        Detail {
-            detail: s.to_string(),
-        }
+        Detail { detail: s.to_string() }
     }
 }
 
@@ -86,12 +84,8 @@ fn user_row(r: &Row) -> rusqlite::Result<User> {
 }
 
 pub(super) fn user_by_id(c: &Connection, id: i64) -> Result<Option<User>> {
-    Ok(c.query_row(
-        &format!("SELECT {USER_COLS} FROM users WHERE id = ?1"),
-        [id],
-        user_row,
-    )
-    .optional()?)
+    Ok(c.query_row(&format!("SELECT {USER_COLS} FROM users WHERE id = ?1"), [id], user_row)
+        .optional()?)
 }
 
 fn user_by_name(c: &Connection, name: &str) -> Result<Option<(User, String)>> {
@@ -104,9 +98,7 @@ fn user_by_name(c: &Connection, name: &str) -> Result<Option<(User, String)>> {
 }
 
 fn valid_username(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_alphanumeric() || c == '_' || "@.+-".contains(c))
+    !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_' || "@.+-".contains(c))
 }
 
 fn valid_email(s: &str) -> bool {
@@ -117,20 +109,15 @@ fn valid_email(s: &str) -> bool {
         && !user.starts_with('.')
         && !user.ends_with('.')
         && !user.contains("..")
-        && user
-            .chars()
-            .all(|c| c.is_alphanumeric() || "!#$%&'*+/=?^_`{|}~.-".contains(c));
+        && user.chars().all(|c| c.is_alphanumeric() || "!#$%&'*+/=?^_`{|}~.-".contains(c));
     let labels: Vec<&str> = domain.split('.').collect();
     let domain_ok = labels.len() >= 2
-        && labels.iter().all(|l| {
-            !l.is_empty()
-                && !l.starts_with('-')
-                && !l.ends_with('-')
-                && l.chars().all(|c| c.is_alphanumeric() || c == '-')
-        })
-        && labels.last().map_or(false, |t| {
-            t.chars().count() >= 2 && t.chars().all(|c| c.is_alphabetic())
-        });
+        && labels
+            .iter()
+            .all(|l| !l.is_empty() && !l.starts_with('-') && !l.ends_with('-') && l.chars().all(|c| c.is_alphanumeric() || c == '-'))
+        && labels
+            .last()
+            .map_or(false, |t| t.chars().count() >= 2 && t.chars().all(|c| c.is_alphabetic()));
     user_ok && domain_ok
 }
 
@@ -193,18 +180,11 @@ impl Engine {
     /// Resolve a session cookie to its user, if still valid.
     pub fn authenticate_session(&self, key: &str) -> Result<Option<User>> {
         let uid: Option<i64> = self.store.with(|c| {
-            Ok(
-                c.query_row("SELECT user_id FROM sessions WHERE key = ?1", [key], |r| {
-                    r.get(0)
-                })
-                .optional()?,
-            )
+            Ok(c.query_row("SELECT user_id FROM sessions WHERE key = ?1", [key], |r| r.get(0))
+                .optional()?)
         })?;
         Ok(match uid {
-            Some(id) => self
-                .store
-                .with(|c| user_by_id(c, id))?
-                .filter(|u| u.is_active),
+            Some(id) => self.store.with(|c| user_by_id(c, id))?.filter(|u| u.is_active),
             None => None,
         })
     }
@@ -220,16 +200,9 @@ impl Engine {
     fn token_for(&self, user_id: i64) -> Result<String> {
         self.store.tx(|tx| {
             let now = clock::now();
-            tx.execute(
-                "UPDATE users SET last_login = ?1 WHERE id = ?2",
-                params![now, user_id],
-            )?;
+            tx.execute("UPDATE users SET last_login = ?1 WHERE id = ?2", params![now, user_id])?;
             if let Some(k) = tx
-                .query_row(
-                    "SELECT key FROM tokens WHERE user_id = ?1",
-                    [user_id],
-                    |r| r.get(0),
-                )
+                .query_row("SELECT key FROM tokens WHERE user_id = ?1", [user_id], |r| r.get(0))
                 .optional()?
             {
                 return Ok(k);
@@ -261,7 +234,10 @@ impl Engine {
         let username = f.string("username", Str::REQUIRED.max(150));
         if let Some(u) = &username {
             if !valid_username(u) {
-                f.fail("username", "Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.");
+                f.fail(
+                    "username",
+                    "Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.",
+                );
             } else if self.store.with(|c| user_by_name(c, u))?.is_some() {
                 f.fail("username", "A user with that username already exists.");
             }
@@ -277,10 +253,7 @@ impl Engine {
                     |r| r.get::<_, bool>(0),
                 )?)
             })? {
-                f.fail(
-                    "email",
-                    "A user is already registered with this e-mail address.",
-                );
+                f.fail("email", "A user is already registered with this e-mail address.");
             }
         }
         let p1 = f.string("password1", Str::REQUIRED.untrimmed());
@@ -303,12 +276,7 @@ impl Engine {
             )?;
             Ok(tx.last_insert_rowid())
         })?;
-        Ok((
-            id,
-            TokenOut {
-                key: self.token_for(id)?,
-            },
-        ))
+        Ok((id, TokenOut { key: self.token_for(id)? }))
     }
 
     /// POST /rest-auth/login/ — returns the user's id and (existing or new) token.
@@ -319,30 +287,18 @@ impl Engine {
         let password = f.string("password", Str::REQUIRED.untrimmed());
         f.finish()?;
         let password = password.unwrap_or_default();
-        let found = match (
-            username.filter(|s| !s.is_empty()),
-            email.filter(|s| !s.is_empty()),
-        ) {
+        let found = match (username.filter(|s| !s.is_empty()), email.filter(|s| !s.is_empty())) {
             (Some(u), _) => self.store.with(|c| user_by_name(c, &u))?,
             (None, Some(e)) => self.store.with(|c| {
                 let name: Option<String> = c
-                    .query_row(
-                        "SELECT username FROM users WHERE email = ?1 COLLATE NOCASE",
-                        [&e],
-                        |r| r.get(0),
-                    )
+                    .query_row("SELECT username FROM users WHERE email = ?1 COLLATE NOCASE", [&e], |r| r.get(0))
                     .optional()?;
                 match name {
                     Some(n) => user_by_name(c, &n),
                     None => Ok(None),
                 }
             })?,
-            (None, None) => {
-                return Err(Error::field(
-                    "non_field_errors",
-                    "Must include \"username\" and \"password\".",
-                ))
-            }
+            (None, None) => return Err(Error::field("non_field_errors", "Must include \"username\" and \"password\".")),
         };
         match found {
             Some((u, hash)) if u.is_active && passwords::verify(&password, &hash) => Ok((
@@ -351,10 +307,7 @@ impl Engine {
                     key: self.token_for(u.id)?,
                 },
             )),
-            _ => Err(Error::field(
-                "non_field_errors",
-                "Unable to log in with provided credentials.",
-            )),
+            _ => Err(Error::field("non_field_errors", "Unable to log in with provided credentials.")),
         }
     }
 
@@ -374,10 +327,7 @@ impl Engine {
 
     /// GET /rest-auth/user/.
     pub fn me(&self, ctx: &Ctx) -> Result<UserOut> {
-        let u = self
-            .store
-            .with(|c| user_by_id(c, ctx.user.id))?
-            .ok_or_else(Error::not_found)?;
+        let u = self.store.with(|c| user_by_id(c, ctx.user.id))?.ok_or_else(Error::not_found)?;
         Ok(u.to_out(&ctx.base_url))
     }
 
@@ -385,20 +335,13 @@ impl Engine {
     pub fn update_me(&self, ctx: &Ctx, body: &Value) -> Result<UserOut> {
         let mut f = Form::new(body, Mode::Partial)?;
         let email = f.string("email", Str::OPTIONAL);
-        if email
-            .as_deref()
-            .map_or(false, |e| !e.is_empty() && !valid_email(e))
-        {
+        if email.as_deref().map_or(false, |e| !e.is_empty() && !valid_email(e)) {
             f.fail("email", "Enter a valid email address.");
         }
         f.finish()?;
         if let Some(e) = email {
-            self.store.with(|c| {
-                Ok(c.execute(
-                    "UPDATE users SET email = ?1 WHERE id = ?2",
-                    params![e, ctx.user.id],
-                )?)
-            })?;
+            self.store
+                .with(|c| Ok(c.execute("UPDATE users SET email = ?1 WHERE id = ?2", params![e, ctx.user.id])?))?;
         }
         self.me(ctx)
     }
@@ -437,12 +380,8 @@ impl Engine {
     fn reset_token(&self, user_id: i64) -> Result<Option<String>> {
         use sha2::Digest;
         let hash: Option<String> = self.store.with(|c| {
-            Ok(
-                c.query_row("SELECT password FROM users WHERE id = ?1", [user_id], |r| {
-                    r.get(0)
-                })
-                .optional()?,
-            )
+            Ok(c.query_row("SELECT password FROM users WHERE id = ?1", [user_id], |r| r.get(0))
+                .optional()?)
         })?;
         Ok(hash.map(|h| {
             let d = sha2::Sha256::digest(format!("ta-password-reset:{user_id}:{h}").as_bytes());
@@ -460,20 +399,13 @@ impl Engine {
         f.finish()?;
         let email = email.unwrap_or_default();
         let ids: Vec<i64> = self.store.with(|c| {
-            let mut st = c.prepare(
-                "SELECT id FROM users WHERE email = ?1 COLLATE NOCASE AND is_active = 1",
-            )?;
-            let rows = st
-                .query_map([&email], |r| r.get(0))?
-                .collect::<rusqlite::Result<Vec<i64>>>()?;
+            let mut st = c.prepare("SELECT id FROM users WHERE email = ?1 COLLATE NOCASE AND is_active = 1")?;
+            let rows = st.query_map([&email], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
             Ok(rows)
         })?;
         for id in ids {
             if let Some(t) = self.reset_token(id)? {
-                eprintln!(
-                    "password reset for {email}: uid={} token={t}",
-                    base64_uid(id)
-                );
+                eprintln!("password reset for {email}: uid={} token={t}", base64_uid(id));
             }
         }
         Ok(Detail::new("Password reset e-mail has been sent."))
@@ -494,10 +426,7 @@ impl Engine {
             return Err(Error::field("token", "Invalid value"));
         }
         if p1 != p2 {
-            return Err(Error::field(
-                "new_password2",
-                "The two password fields didn't match.",
-            ));
+            return Err(Error::field("new_password2", "The two password fields didn't match."));
         }
         let p1 = p1.unwrap_or_default();
         let problems = passwords::problems(&p1);
@@ -505,20 +434,14 @@ impl Engine {
             return Err(Error::Invalid(json!({ "new_password2": problems })));
         }
         self.set_password(id, &p1)?;
-        Ok(Detail::new(
-            "Password has been reset with the new password.",
-        ))
+        Ok(Detail::new("Password has been reset with the new password."))
     }
 
     /// GET /users/ — all users for a superuser, else only the caller; newest first.
     pub fn list_users(&self, ctx: &Ctx) -> Result<Vec<UserOut>> {
         let users = self.store.with(|c| {
-            let mut st = c.prepare(&format!(
-                "SELECT {USER_COLS} FROM users ORDER BY date_joined DESC, id DESC"
-            ))?;
-            let rows = st
-                .query_map([], user_row)?
-                .collect::<rusqlite::Result<Vec<User>>>()?;
+            let mut st = c.prepare(&format!("SELECT {USER_COLS} FROM users ORDER BY date_joined DESC, id DESC"))?;
+            let rows = st.query_map([], user_row)?.collect::<rusqlite::Result<Vec<User>>>()?;
             Ok(rows)
         })?;
         Ok(users
@@ -533,10 +456,7 @@ impl Engine {
         if !ctx.user.is_superuser && id != ctx.user.id {
             return Err(Error::not_found());
         }
-        let u = self
-            .store
-            .with(|c| user_by_id(c, id))?
-            .ok_or_else(Error::not_found)?;
+        let u = self.store.with(|c| user_by_id(c, id))?.ok_or_else(Error::not_found)?;
         Ok(u.to_out(&ctx.base_url))
     }
 
@@ -555,12 +475,8 @@ impl Engine {
         let su = f.boolean("is_superuser");
         f.finish()?;
         if let Some(su) = su {
-            self.store.with(|c| {
-                Ok(c.execute(
-                    "UPDATE users SET is_superuser = ?1, is_staff = ?1 WHERE id = ?2",
-                    params![su, id],
-                )?)
-            })?;
+            self.store
+                .with(|c| Ok(c.execute("UPDATE users SET is_superuser = ?1, is_staff = ?1 WHERE id = ?2", params![su, id])?))?;
         }
         self.get_user(ctx, id)
     }
@@ -569,10 +485,8 @@ impl Engine {
     pub fn delete_user(&self, ctx: &Ctx, id: i64) -> Result<()> {
         self.check_user_write(ctx, id)?;
         self.get_user(ctx, id)?;
-        self.store.with(|c| {
-            Ok(c.execute("DELETE FROM users WHERE id = ?1", [id])
-                .map(|_| ())?)
-        })
+        self.store
+            .with(|c| Ok(c.execute("DELETE FROM users WHERE id = ?1", [id]).map(|_| ())?))
     }
 
     /// Parse a user hyperlink (`{base_url}/users/{id}/` or `/api/v1/users/{id}/`) to an
@@ -605,14 +519,10 @@ impl Engine {
 }
 
 fn base64_uid(id: i64) -> String {
-    base64::Engine::encode(
-        &base64::engine::general_purpose::URL_SAFE_NO_PAD,
-        id.to_string(),
-    )
+    base64::Engine::encode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, id.to_string())
 }
 
 fn decode_uid(s: &str) -> Option<i64> {
-    let bytes =
-        base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, s).ok()?;
+    let bytes = base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, s).ok()?;
     String::from_utf8(bytes).ok()?.parse().ok()
 }

@@ -24,11 +24,7 @@ pub struct AnonymizerOut {
     pub config: AnonymizerConfig,
 }
 
-fn parse_anonymizer(
-    body: &Value,
-    mode: Mode,
-    base: &Resource,
-) -> Result<(String, AnonymizerConfig)> {
+fn parse_anonymizer(body: &Value, mode: Mode, base: &Resource) -> Result<(String, AnonymizerConfig)> {
     let mut cfg: AnonymizerConfig = if mode == Mode::Partial {
         serde_json::from_value(base.config.clone()).unwrap_or_default()
     } else {
@@ -37,18 +33,9 @@ fn parse_anonymizer(
     let mut f = Form::new(body, mode)?;
     let description = f.string("description", Str::REQUIRED.max(1000));
     for (name, slot) in [
-        (
-            "replace_misspelled_names",
-            &mut cfg.replace_misspelled_names,
-        ),
-        (
-            "replace_single_last_names",
-            &mut cfg.replace_single_last_names,
-        ),
-        (
-            "replace_single_first_names",
-            &mut cfg.replace_single_first_names,
-        ),
+        ("replace_misspelled_names", &mut cfg.replace_misspelled_names),
+        ("replace_single_last_names", &mut cfg.replace_single_last_names),
+        ("replace_single_first_names", &mut cfg.replace_single_first_names),
     ] {
         if let Some(v) = f.boolean(name) {
             *slot = v;
@@ -109,20 +96,12 @@ impl Engine {
         }
     }
 
-    pub fn list_anonymizers(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        q: &BTreeMap<String, String>,
-    ) -> Result<Page<AnonymizerOut>> {
+    pub fn list_anonymizers(&self, ctx: &Ctx, pk: i64, q: &BTreeMap<String, String>) -> Result<Page<AnonymizerOut>> {
         self.check_project_access(ctx, pk)?;
         let (count, rows) = self.page_resources(Kind::Anonymizer, pk, q)?;
         Ok(Page {
             count,
-            results: rows
-                .iter()
-                .map(|r| self.render_anonymizer(ctx, r))
-                .collect(),
+            results: rows.iter().map(|r| self.render_anonymizer(ctx, r)).collect(),
         })
     }
 
@@ -152,14 +131,7 @@ impl Engine {
         Ok(self.render_anonymizer(ctx, &self.resource(Kind::Anonymizer, pk, id)?))
     }
 
-    pub fn update_anonymizer(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        id: i64,
-        body: &Value,
-        mode: Mode,
-    ) -> Result<AnonymizerOut> {
+    pub fn update_anonymizer(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value, mode: Mode) -> Result<AnonymizerOut> {
         self.check_project_access(ctx, pk)?;
         let r = self.resource(Kind::Anonymizer, pk, id)?;
         let (description, cfg) = parse_anonymizer(body, mode, &r)?;
@@ -192,22 +164,14 @@ impl Engine {
         let replacers = parse_replacers(&mut f);
         f.finish()?;
         let (text, names) = (text.unwrap_or_default(), names.expect("validated"));
-        let first = replacers
-            .as_ref()
-            .map(|r| r.first().cloned().unwrap_or_default());
+        let first = replacers.as_ref().map(|r| r.first().cloned().unwrap_or_default());
         Anonymizer::new(&cfg, &names)
             .anonymize_text(&text, first.as_deref())
             .map_err(replacer_error)
     }
 
     /// POST anonymize_texts/ → one anonymized text per input, in order.
-    pub fn anonymize_texts(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        id: i64,
-        body: &Value,
-    ) -> Result<Vec<String>> {
+    pub fn anonymize_texts(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<Vec<String>> {
         let cfg = self.anonymizer_config(ctx, pk, id)?;
         let mut f = Form::new(body, Mode::Full)?;
         let texts = f.strings("texts", List::REQUIRED.max(MAX_TEXTS), TEXT);

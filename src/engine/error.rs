@@ -69,10 +69,7 @@ impl Error {
             Error::Invalid(v) => v.clone(),
             Error::BadRequestError(m) => json!({ "error": m }),
             Error::Internal(_) => json!({ "detail": "A server error occurred." }),
-            Error::BadRequest(m)
-            | Error::Forbidden(m)
-            | Error::NotFound(m)
-            | Error::TooLarge(m) => {
+            Error::BadRequest(m) | Error::Forbidden(m) | Error::NotFound(m) | Error::TooLarge(m) => {
                 json!({ "detail": m })
             }
         }
@@ -80,21 +77,14 @@ impl Error {
 
     /// Rebuild an error from a status and body received over the wire (remote CLI mode).
     pub fn from_wire(status: u16, body: Value) -> Error {
-        let detail = body
-            .get("detail")
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        let detail = body.get("detail").and_then(Value::as_str).map(str::to_string);
         match (status, detail) {
             (403, Some(m)) => Error::Forbidden(m),
             (404, Some(m)) => Error::NotFound(m),
             (413, Some(m)) => Error::TooLarge(m),
-            (400, Some(m)) if body.as_object().map_or(false, |o| o.len() == 1) => {
-                Error::BadRequest(m)
-            }
+            (400, Some(m)) if body.as_object().map_or(false, |o| o.len() == 1) => Error::BadRequest(m),
             (400, _) => match body.get("error").and_then(Value::as_str) {
-                Some(m) if body.as_object().map_or(false, |o| o.len() == 1) => {
-                    Error::BadRequestError(m.into())
-                }
+                Some(m) if body.as_object().map_or(false, |o| o.len() == 1) => Error::BadRequestError(m.into()),
                 _ => Error::Invalid(body),
             },
             (s, d) => Error::Internal(d.unwrap_or_else(|| format!("HTTP {s}: {}", compact(&body)))),

@@ -39,10 +39,7 @@ fn gpus() -> Vec<String> {
         .map(|e| {
             std::fs::read_to_string(e.path().join("information"))
                 .ok()
-                .and_then(|info| {
-                    info.lines()
-                        .find_map(|l| l.strip_prefix("Model:").map(|m| m.trim().to_string()))
-                })
+                .and_then(|info| info.lines().find_map(|l| l.strip_prefix("Model:").map(|m| m.trim().to_string())))
                 .unwrap_or_else(|| "NVIDIA GPU".into())
         })
         .collect()

@@ -10,6 +10,7 @@ pub mod error;
 pub mod health;
 pub mod passwords;
 pub mod projects;
+pub mod pytext;
 pub mod regex_tagger;
 pub mod regex_taggers;
 pub mod resources;
@@ -35,13 +36,8 @@ pub struct Config {
 
 impl Config {
     pub fn new(data_dir: PathBuf) -> Config {
-        let max_upload = std::env::var("TA_MAX_UPLOAD")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(1 << 30);
-        let task_threads = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(2);
+        let max_upload = std::env::var("TA_MAX_UPLOAD").ok().and_then(|v| v.parse().ok()).unwrap_or(1 << 30);
+        let task_threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
         Config {
             data_dir,
             max_upload,
@@ -70,12 +66,8 @@ impl Engine {
     /// Open the data directory (creating it), migrate the store, fail interrupted
     /// tasks, and make sure the `admin` superuser exists.
     pub fn open(config: Config) -> Result<Arc<Engine>> {
-        std::fs::create_dir_all(&config.data_dir).map_err(|e| {
-            error::Error::Internal(format!(
-                "cannot create data directory {}: {e}",
-                config.data_dir.display()
-            ))
-        })?;
+        std::fs::create_dir_all(&config.data_dir)
+            .map_err(|e| error::Error::Internal(format!("cannot create data directory {}: {e}", config.data_dir.display())))?;
         let store = Arc::new(store::Store::open(&config.data_dir.join("ta.sqlite3"))?);
         let mut sys = sysinfo::System::new();
         sys.refresh_cpu_usage();

@@ -28,9 +28,7 @@ fn derive(password: &str, salt: &str, iterations: u32) -> String {
 pub fn random_string(len: usize) -> String {
     const CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     let mut rng = rand::rng();
-    (0..len)
-        .map(|_| CHARS[rng.random_range(0..CHARS.len())] as char)
-        .collect()
+    (0..len).map(|_| CHARS[rng.random_range(0..CHARS.len())] as char).collect()
 }
 
 /// A DRF token key: 40 lowercase hex characters from 20 random bytes.
@@ -48,30 +46,19 @@ pub fn hash(password: &str) -> String {
 /// Constant-time check of `password` against a stored Django-format hash.
 pub fn verify(password: &str, encoded: &str) -> bool {
     let mut parts = encoded.splitn(4, '$');
-    let (Some(ALGORITHM), Some(n), Some(salt), Some(expected)) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
+    let (Some(ALGORITHM), Some(n), Some(salt), Some(expected)) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
         return false;
     };
     let Ok(n) = n.parse::<u32>() else {
         return false;
     };
     let got = derive(password, salt, n);
-    got.len() == expected.len()
-        && got
-            .bytes()
-            .zip(expected.bytes())
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-            == 0
+    got.len() == expected.len() && got.bytes().zip(expected.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
 }
 
 fn common_passwords() -> &'static HashSet<&'static str> {
     static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    SET.get_or_init(|| {
-        include_str!("../../assets/common-passwords.txt")
-            .lines()
-            .collect()
-    })
+    SET.get_or_init(|| include_str!("../../assets/common-passwords.txt").lines().collect())
 }
 
 /// The registration password rules, in the reference's order. Empty when acceptable.
@@ -107,10 +94,7 @@ mod tests {
 
     #[test]
     fn rules() {
-        assert_eq!(
-            problems("abc"),
-            vec!["Password must be a minimum of 6 characters.".to_string()]
-        );
+        assert_eq!(problems("abc"), vec!["Password must be a minimum of 6 characters.".to_string()]);
         assert_eq!(problems("1234567").len(), 3);
         assert!(problems("Conformance-Pass-2024").is_empty());
     }

@@ -79,13 +79,8 @@ pub fn py_list(items: &[String]) -> String {
 
 impl Engine {
     fn project_exists(&self, pk: i64) -> Result<bool> {
-        self.store.with(|c| {
-            Ok(c.query_row(
-                "SELECT EXISTS(SELECT 1 FROM projects WHERE id = ?1)",
-                [pk],
-                |r| r.get(0),
-            )?)
-        })
+        self.store
+            .with(|c| Ok(c.query_row("SELECT EXISTS(SELECT 1 FROM projects WHERE id = ?1)", [pk], |r| r.get(0))?))
     }
 
     fn is_member(&self, pk: i64, user_id: i64) -> Result<bool> {
@@ -101,8 +96,7 @@ impl Engine {
     /// Gate for everything under `/projects/{pk}/...`: members and superusers of an
     /// existing project pass; all others get the reference's 403.
     pub fn check_project_access(&self, ctx: &Ctx, pk: i64) -> Result<()> {
-        let ok = self.project_exists(pk)?
-            && (ctx.user.is_superuser || self.is_member(pk, ctx.user.id)?);
+        let ok = self.project_exists(pk)? && (ctx.user.is_superuser || self.is_member(pk, ctx.user.id)?);
         if ok {
             Ok(())
         } else {
@@ -157,12 +151,8 @@ impl Engine {
 
     fn project_user_ids(&self, pk: i64) -> Result<Vec<i64>> {
         self.store.with(|c| {
-            let mut st = c.prepare(
-                "SELECT user_id FROM project_users WHERE project_id = ?1 ORDER BY user_id",
-            )?;
-            let ids = st
-                .query_map([pk], |r| r.get(0))?
-                .collect::<rusqlite::Result<Vec<i64>>>()?;
+            let mut st = c.prepare("SELECT user_id FROM project_users WHERE project_id = ?1 ORDER BY user_id")?;
+            let ids = st.query_map([pk], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
             Ok(ids)
         })
     }
@@ -182,11 +172,7 @@ impl Engine {
     pub fn register_index(&self, name: &str) -> Result<i64> {
         self.store.with(|c| {
             c.execute("INSERT OR IGNORE INTO indices (name) VALUES (?1)", [name])?;
-            Ok(
-                c.query_row("SELECT id FROM indices WHERE name = ?1", [name], |r| {
-                    r.get(0)
-                })?,
-            )
+            Ok(c.query_row("SELECT id FROM indices WHERE name = ?1", [name], |r| r.get(0))?)
         })
     }
 
@@ -204,12 +190,8 @@ impl Engine {
 
     fn index_id(&self, name: &str) -> Result<Option<i64>> {
         self.store.with(|c| {
-            Ok(
-                c.query_row("SELECT id FROM indices WHERE name = ?1", [name], |r| {
-                    r.get(0)
-                })
-                .optional()?,
-            )
+            Ok(c.query_row("SELECT id FROM indices WHERE name = ?1", [name], |r| r.get(0))
+                .optional()?)
         })
     }
 
@@ -243,11 +225,7 @@ impl Engine {
             indices = Some(Vec::new());
         }
         f.finish().map_err(flatten_user_errors)?;
-        Ok(ProjectFields {
-            title,
-            users,
-            indices,
-        })
+        Ok(ProjectFields { title, users, indices })
     }
 
     fn write_project(&self, pk: i64, p: &ProjectFields) -> Result<()> {
@@ -258,13 +236,19 @@ impl Engine {
             if let Some(users) = &p.users {
                 tx.execute("DELETE FROM project_users WHERE project_id = ?1", [pk])?;
                 for u in users {
-                    tx.execute("INSERT OR IGNORE INTO project_users (project_id, user_id) VALUES (?1, ?2)", [pk, *u])?;
+                    tx.execute(
+                        "INSERT OR IGNORE INTO project_users (project_id, user_id) VALUES (?1, ?2)",
+                        [pk, *u],
+                    )?;
                 }
             }
             if let Some(ids) = &p.indices {
                 tx.execute("DELETE FROM project_indices WHERE project_id = ?1", [pk])?;
                 for i in ids {
-                    tx.execute("INSERT OR IGNORE INTO project_indices (project_id, index_id) VALUES (?1, ?2)", [pk, *i])?;
+                    tx.execute(
+                        "INSERT OR IGNORE INTO project_indices (project_id, index_id) VALUES (?1, ?2)",
+                        [pk, *i],
+                    )?;
                 }
             }
             Ok(())
@@ -272,11 +256,7 @@ impl Engine {
     }
 
     /// GET /projects/ (plain array; `title` filter; `ordering`).
-    pub fn list_projects(
-        &self,
-        ctx: &Ctx,
-        query: &BTreeMap<String, String>,
-    ) -> Result<Vec<ProjectOut>> {
+    pub fn list_projects(&self, ctx: &Ctx, query: &BTreeMap<String, String>) -> Result<Vec<ProjectOut>> {
         let order = super::resources::order_clause(
             query.get("ordering").map(String::as_str),
             &[
@@ -303,9 +283,7 @@ impl Engine {
                 .collect::<rusqlite::Result<Vec<i64>>>()?;
             Ok(ids)
         })?;
-        ids.into_iter()
-            .map(|id| self.render_project(ctx, id))
-            .collect()
+        ids.into_iter().map(|id| self.render_project(ctx, id)).collect()
     }
 
     /// POST /projects/ (superusers only).
@@ -341,13 +319,7 @@ impl Engine {
     }
 
     /// PUT (`Mode::Full`) or PATCH (`Mode::Partial`) /projects/{pk}/.
-    pub fn update_project(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        body: &Value,
-        mode: Mode,
-    ) -> Result<ProjectOut> {
+    pub fn update_project(&self, ctx: &Ctx, pk: i64, body: &Value, mode: Mode) -> Result<ProjectOut> {
         self.check_project_admin(ctx, pk)?;
         let p = self.parse_project(body, mode)?;
         self.write_project(pk, &p)?;
@@ -357,10 +329,8 @@ impl Engine {
     /// DELETE /projects/{pk}/ — removes the project and all its resources (not index data).
     pub fn delete_project(&self, ctx: &Ctx, pk: i64) -> Result<()> {
         self.check_project_admin(ctx, pk)?;
-        self.store.with(|c| {
-            Ok(c.execute("DELETE FROM projects WHERE id = ?1", [pk])
-                .map(|_| ())?)
-        })
+        self.store
+            .with(|c| Ok(c.execute("DELETE FROM projects WHERE id = ?1", [pk]).map(|_| ())?))
     }
 
     /// GET /projects/{pk}/get_fields/ — `[{"index", "fields": [{"path", "type"}]}]` per
@@ -393,11 +363,7 @@ fn flatten_user_errors(e: Error) -> Error {
     match e {
         Error::Invalid(Value::Object(mut m)) => {
             if let Some(Value::Object(items)) = m.get("users").cloned() {
-                let first = items
-                    .values()
-                    .next()
-                    .cloned()
-                    .unwrap_or(Value::Array(vec![]));
+                let first = items.values().next().cloned().unwrap_or(Value::Array(vec![]));
                 m.insert("users".into(), first);
             }
             Error::Invalid(Value::Object(m))

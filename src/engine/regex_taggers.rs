@@ -72,18 +72,12 @@ impl MatcherCache {
         }
         let cfg: MatcherConfig = serde_json::from_value(config.clone()).map_err(Error::internal)?;
         let m = Arc::new(Matcher::compile(&cfg).map_err(compile_error)?);
-        self.map
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(id, (key, m.clone()));
+        self.map.write().unwrap_or_else(|p| p.into_inner()).insert(id, (key, m.clone()));
         Ok(m)
     }
 
     fn evict(&self, id: i64) {
-        self.map
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&id);
+        self.map.write().unwrap_or_else(|p| p.into_inner()).remove(&id);
     }
 }
 
@@ -120,10 +114,7 @@ fn parse_doc(body: &Value) -> Result<(Value, Vec<String>)> {
     let doc = f.object("doc", true).cloned();
     let fields = f.strings("fields", List::REQUIRED.non_empty(), Str::REQUIRED);
     f.finish()?;
-    Ok((
-        Value::Object(doc.unwrap_or_default()),
-        fields.unwrap_or_default(),
-    ))
+    Ok((Value::Object(doc.unwrap_or_default()), fields.unwrap_or_default()))
 }
 
 /// Validate a tagger body onto `base` (defaults for create/PUT, the stored
@@ -181,10 +172,7 @@ fn parse_tagger(body: &Value, mode: Mode, base: &Resource) -> Result<(String, Ma
 
 /// Borrow loaded taggers as the matcher module's member tuples.
 fn as_members(taggers: &[(Resource, Arc<Matcher>)]) -> Vec<ops::Member<'_>> {
-    taggers
-        .iter()
-        .map(|(r, m)| (r.id, r.description.as_str(), m.as_ref()))
-        .collect()
+    taggers.iter().map(|(r, m)| (r.id, r.description.as_str(), m.as_ref())).collect()
 }
 
 fn blank_resource() -> Resource {
@@ -248,20 +236,12 @@ impl Engine {
         self.matchers.get(r.id, &r.config)
     }
 
-    pub fn list_regex_taggers(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        q: &BTreeMap<String, String>,
-    ) -> Result<Page<RegexTaggerOut>> {
+    pub fn list_regex_taggers(&self, ctx: &Ctx, pk: i64, q: &BTreeMap<String, String>) -> Result<Page<RegexTaggerOut>> {
         self.check_project_access(ctx, pk)?;
         let (count, rows) = self.page_resources(Kind::RegexTagger, pk, q)?;
         Ok(Page {
             count,
-            results: rows
-                .iter()
-                .map(|r| self.render_tagger(ctx, r))
-                .collect::<Result<_>>()?,
+            results: rows.iter().map(|r| self.render_tagger(ctx, r)).collect::<Result<_>>()?,
         })
     }
 
@@ -283,14 +263,7 @@ impl Engine {
         self.render_tagger(ctx, &self.resource(Kind::RegexTagger, pk, id)?)
     }
 
-    pub fn update_regex_tagger(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        id: i64,
-        body: &Value,
-        mode: Mode,
-    ) -> Result<RegexTaggerOut> {
+    pub fn update_regex_tagger(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value, mode: Mode) -> Result<RegexTaggerOut> {
         self.check_project_access(ctx, pk)?;
         let r = self.resource(Kind::RegexTagger, pk, id)?;
         let (description, cfg) = parse_tagger(body, mode, &r)?;
@@ -318,37 +291,19 @@ impl Engine {
         Ok((r, m))
     }
 
-    pub fn regex_tag_text(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        id: i64,
-        body: &Value,
-    ) -> Result<ops::TagResult> {
+    pub fn regex_tag_text(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<ops::TagResult> {
         let (r, m) = self.tagger(ctx, pk, id)?;
         let text = parse_text(body)?;
         ops::tag_text(r.id, &r.description, &m, &text).map_err(match_error)
     }
 
-    pub fn regex_tag_texts(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        id: i64,
-        body: &Value,
-    ) -> Result<Vec<ops::TagResult>> {
+    pub fn regex_tag_texts(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<Vec<ops::TagResult>> {
         let (r, m) = self.tagger(ctx, pk, id)?;
         let texts = parse_texts(body)?;
         ops::tag_texts(r.id, &r.description, &m, &texts).map_err(match_error)
     }
 
-    pub fn regex_tag_doc(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        id: i64,
-        body: &Value,
-    ) -> Result<ops::TagResult> {
+    pub fn regex_tag_doc(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<ops::TagResult> {
         let (r, m) = self.tagger(ctx, pk, id)?;
         let (doc, fields) = parse_doc(body)?;
         ops::tag_doc(r.id, &r.description, &m, &doc, &fields).map_err(match_error)
@@ -361,17 +316,10 @@ impl Engine {
         } else {
             self.resources_by_ids(Kind::RegexTagger, pk, ids)?
         };
-        rows.into_iter()
-            .map(|r| self.matcher(&r).map(|m| (r, m)))
-            .collect()
+        rows.into_iter().map(|r| self.matcher(&r).map(|m| (r, m))).collect()
     }
 
-    pub fn regex_multitag_text(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        body: &Value,
-    ) -> Result<Vec<ops::MultiTagEntry>> {
+    pub fn regex_multitag_text(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<Vec<ops::MultiTagEntry>> {
         self.check_project_access(ctx, pk)?;
         let mut f = Form::new(body, Mode::Full)?;
         let text = f.string("text", TEXT);
@@ -383,33 +331,17 @@ impl Engine {
 
     // ---- groups ----
 
-    fn parse_group(
-        &self,
-        pk: i64,
-        body: &Value,
-        mode: Mode,
-    ) -> Result<(Option<String>, Option<Vec<i64>>)> {
+    fn parse_group(&self, pk: i64, body: &Value, mode: Mode) -> Result<(Option<String>, Option<Vec<i64>>)> {
         let mut f = Form::new(body, mode)?;
         let ids = f.pks("regex_taggers", List::REQUIRED);
         let mut members = None;
         if let Some(ids) = ids {
-            match ids.iter().find(|id| {
-                !self
-                    .resource_exists(Kind::RegexTagger, **id)
-                    .unwrap_or(false)
-            }) {
-                Some(bad) => f.fail(
-                    "regex_taggers",
-                    format!("Invalid pk \"{bad}\" - object does not exist."),
-                ),
-                None => {
-                    members = Some(
-                        self.resources_by_ids(Kind::RegexTagger, pk, &ids)?
-                            .iter()
-                            .map(|r| r.id)
-                            .collect(),
-                    )
-                }
+            match ids
+                .iter()
+                .find(|id| !self.resource_exists(Kind::RegexTagger, **id).unwrap_or(false))
+            {
+                Some(bad) => f.fail("regex_taggers", format!("Invalid pk \"{bad}\" - object does not exist.")),
+                None => members = Some(self.resources_by_ids(Kind::RegexTagger, pk, &ids)?.iter().map(|r| r.id).collect()),
             }
         }
         let description = f.string("description", Str::REQUIRED.max(1000));
@@ -417,64 +349,29 @@ impl Engine {
         Ok((description, members))
     }
 
-    pub fn list_regex_tagger_groups(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        q: &BTreeMap<String, String>,
-    ) -> Result<Page<RegexTaggerGroupOut>> {
+    pub fn list_regex_tagger_groups(&self, ctx: &Ctx, pk: i64, q: &BTreeMap<String, String>) -> Result<Page<RegexTaggerGroupOut>> {
         self.check_project_access(ctx, pk)?;
         let (count, rows) = self.page_resources(Kind::RegexTaggerGroup, pk, q)?;
         Ok(Page {
             count,
-            results: rows
-                .iter()
-                .map(|r| self.render_group(ctx, r))
-                .collect::<Result<_>>()?,
+            results: rows.iter().map(|r| self.render_group(ctx, r)).collect::<Result<_>>()?,
         })
     }
 
-    pub fn create_regex_tagger_group(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        body: &Value,
-    ) -> Result<RegexTaggerGroupOut> {
+    pub fn create_regex_tagger_group(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<RegexTaggerGroupOut> {
         self.check_project_access(ctx, pk)?;
         let (description, members) = self.parse_group(pk, body, Mode::Full)?;
-        let id = self.insert_resource(
-            Kind::RegexTaggerGroup,
-            ctx,
-            pk,
-            &description.unwrap_or_default(),
-            &json!({}),
-        )?;
-        self.set_members(
-            (Kind::RegexTaggerGroup, id),
-            Kind::RegexTagger,
-            &members.unwrap_or_default(),
-        )?;
+        let id = self.insert_resource(Kind::RegexTaggerGroup, ctx, pk, &description.unwrap_or_default(), &json!({}))?;
+        self.set_members((Kind::RegexTaggerGroup, id), Kind::RegexTagger, &members.unwrap_or_default())?;
         self.get_regex_tagger_group(ctx, pk, id)
     }
 
-    pub fn get_regex_tagger_group(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        id: i64,
-    ) -> Result<RegexTaggerGroupOut> {
+    pub fn get_regex_tagger_group(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<RegexTaggerGroupOut> {
         self.check_project_access(ctx, pk)?;
         self.render_group(ctx, &self.resource(Kind::RegexTaggerGroup, pk, id)?)
     }
 
-    pub fn update_regex_tagger_group(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        id: i64,
-        body: &Value,
-        mode: Mode,
-    ) -> Result<RegexTaggerGroupOut> {
+    pub fn update_regex_tagger_group(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value, mode: Mode) -> Result<RegexTaggerGroupOut> {
         self.check_project_access(ctx, pk)?;
         let r = self.resource(Kind::RegexTaggerGroup, pk, id)?;
         let (description, members) = self.parse_group(pk, body, mode)?;
@@ -496,12 +393,7 @@ impl Engine {
     }
 
     /// A group and its members' matchers (ascending tagger id), after the access check.
-    fn loaded_group(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        id: i64,
-    ) -> Result<(Resource, Vec<(Resource, Arc<Matcher>)>)> {
+    fn loaded_group(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<(Resource, Vec<(Resource, Arc<Matcher>)>)> {
         self.check_project_access(ctx, pk)?;
         let g = self.resource(Kind::RegexTaggerGroup, pk, id)?;
         let ids = self.members((Kind::RegexTaggerGroup, id), Kind::RegexTagger)?;
@@ -513,62 +405,32 @@ impl Engine {
         Ok((g, members))
     }
 
-    pub fn group_tag_text(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        id: i64,
-        body: &Value,
-    ) -> Result<ops::GroupTagResult> {
+    pub fn group_tag_text(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<ops::GroupTagResult> {
         let (g, members) = self.loaded_group(ctx, pk, id)?;
         let text = parse_text(body)?;
         ops::group_tag_text(g.id, &g.description, &as_members(&members), &text).map_err(match_error)
     }
 
-    pub fn group_tag_texts(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        id: i64,
-        body: &Value,
-    ) -> Result<ops::GroupTagTextsResult> {
+    pub fn group_tag_texts(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<ops::GroupTagTextsResult> {
         let (g, members) = self.loaded_group(ctx, pk, id)?;
         let texts = parse_texts(body)?;
-        ops::group_tag_texts(g.id, &g.description, &as_members(&members), &texts)
-            .map_err(match_error)
+        ops::group_tag_texts(g.id, &g.description, &as_members(&members), &texts).map_err(match_error)
     }
 
-    pub fn group_tag_doc(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        id: i64,
-        body: &Value,
-    ) -> Result<ops::GroupTagResult> {
+    pub fn group_tag_doc(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<ops::GroupTagResult> {
         let (g, members) = self.loaded_group(ctx, pk, id)?;
         let (doc, fields) = parse_doc(body)?;
-        ops::group_tag_doc(g.id, &g.description, &as_members(&members), &doc, &fields)
-            .map_err(match_error)
+        ops::group_tag_doc(g.id, &g.description, &as_members(&members), &doc, &fields).map_err(match_error)
     }
 
-    pub fn group_simple_tag_text(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        id: i64,
-        body: &Value,
-    ) -> Result<Vec<String>> {
+    pub fn group_simple_tag_text(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<Vec<String>> {
         let (_, members) = self.loaded_group(ctx, pk, id)?;
         let text = parse_text(body)?;
         ops::simple_tag_text(&as_members(&members), &text).map_err(match_error)
     }
 
     /// Groups of the project with members; `ids` empty = all.
-    fn groups_for(
-        &self,
-        pk: i64,
-        body: &Value,
-    ) -> Result<(String, Vec<(Resource, Vec<(Resource, Arc<Matcher>)>)>)> {
+    fn groups_for(&self, pk: i64, body: &Value) -> Result<(String, Vec<(Resource, Vec<(Resource, Arc<Matcher>)>)>)> {
         let mut f = Form::new(body, Mode::Full)?;
         let text = f.string("text", TEXT);
         let ids = f.pks("tagger_groups", List::OPTIONAL).unwrap_or_default();
@@ -593,13 +455,7 @@ impl Engine {
         Ok((text.unwrap_or_default(), groups))
     }
 
-    fn with_groups<T>(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        body: &Value,
-        f: impl FnOnce(&[ops::Group], &str) -> Result<T, MatchError>,
-    ) -> Result<T> {
+    fn with_groups<T>(&self, ctx: &Ctx, pk: i64, body: &Value, f: impl FnOnce(&[ops::Group], &str) -> Result<T, MatchError>) -> Result<T> {
         self.check_project_access(ctx, pk)?;
         let (text, groups) = self.groups_for(pk, body)?;
         let members: Vec<Vec<ops::Member>> = groups.iter().map(|(_, ms)| as_members(ms)).collect();
@@ -611,21 +467,11 @@ impl Engine {
         f(&gs, &text).map_err(match_error)
     }
 
-    pub fn group_multitag_text(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        body: &Value,
-    ) -> Result<Vec<ops::GroupMultiTagEntry>> {
+    pub fn group_multitag_text(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<Vec<ops::GroupMultiTagEntry>> {
         self.with_groups(ctx, pk, body, ops::group_multitag_text)
     }
 
-    pub fn group_simple_multitag_text(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        body: &Value,
-    ) -> Result<Map<String, Value>> {
+    pub fn group_simple_multitag_text(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<Map<String, Value>> {
         self.with_groups(ctx, pk, body, ops::simple_multitag_text)
     }
 }
@@ -646,66 +492,48 @@ fn item_value<T: Serialize>(r: Result<T>) -> Value {
     }
 }
 
-fn blank_text_error() -> Error {
-    Error::field("text", super::validate::NOT_BLANK)
+/// Run `text` / `doc` over every item in parallel; texts are trimmed like request texts
+/// and a blank one is an item error.
+fn tag_items<T: Serialize + Send>(
+    items: &[BatchItem],
+    text: impl Fn(&str) -> Result<T, MatchError> + Sync,
+    doc: impl Fn(&Value) -> Result<T, MatchError> + Sync,
+) -> Vec<Value> {
+    use rayon::prelude::*;
+    items
+        .par_iter()
+        .map(|it| {
+            item_value(match it {
+                BatchItem::Text(t) => match super::pytext::strip(t) {
+                    "" => Err(Error::field("text", super::validate::NOT_BLANK)),
+                    t => text(t).map_err(match_error),
+                },
+                BatchItem::Doc(d) => doc(d).map_err(match_error),
+            })
+        })
+        .collect()
 }
 
 impl Engine {
     /// Tag many texts/documents with one tagger, in parallel, keeping input order.
-    pub fn regex_tag_batch(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        id: i64,
-        items: &[BatchItem],
-        fields: &[String],
-    ) -> Result<Vec<Value>> {
-        use rayon::prelude::*;
+    pub fn regex_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, items: &[BatchItem], fields: &[String]) -> Result<Vec<Value>> {
         let (r, m) = self.tagger(ctx, pk, id)?;
-        Ok(items
-            .par_iter()
-            .map(|it| {
-                item_value(match it {
-                    BatchItem::Text(t) => match ops::trim_request_text(t) {
-                        "" => Err(blank_text_error()),
-                        t => ops::tag_text(r.id, &r.description, &m, t).map_err(match_error),
-                    },
-                    BatchItem::Doc(d) => {
-                        ops::tag_doc(r.id, &r.description, &m, d, fields).map_err(match_error)
-                    }
-                })
-            })
-            .collect())
+        Ok(tag_items(
+            items,
+            |t| ops::tag_text(r.id, &r.description, &m, t),
+            |d| ops::tag_doc(r.id, &r.description, &m, d, fields),
+        ))
     }
 
     /// Tag many texts/documents with one group, in parallel, keeping input order.
-    pub fn group_tag_batch(
-        &self,
-        ctx: &Ctx,
-        pk: i64,
-        id: i64,
-        items: &[BatchItem],
-        fields: &[String],
-    ) -> Result<Vec<Value>> {
-        use rayon::prelude::*;
+    pub fn group_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, items: &[BatchItem], fields: &[String]) -> Result<Vec<Value>> {
         let (g, members) = self.loaded_group(ctx, pk, id)?;
         let members = as_members(&members);
-        Ok(items
-            .par_iter()
-            .map(|it| {
-                item_value(match it {
-                    BatchItem::Text(t) => match ops::trim_request_text(t) {
-                        "" => Err(blank_text_error()),
-                        t => ops::group_tag_text(g.id, &g.description, &members, t)
-                            .map_err(match_error),
-                    },
-                    BatchItem::Doc(d) => {
-                        ops::group_tag_doc(g.id, &g.description, &members, d, fields)
-                            .map_err(match_error)
-                    }
-                })
-            })
-            .collect())
+        Ok(tag_items(
+            items,
+            |t| ops::group_tag_text(g.id, &g.description, &members, t),
+            |d| ops::group_tag_doc(g.id, &g.description, &members, d, fields),
+        ))
     }
 
     /// The project a resource belongs to (CLI convenience when `--project` is omitted).

@@ -70,12 +70,7 @@ impl Kind {
 /// expression); ties and the default order are ascending id.
 pub fn order_clause(ordering: Option<&str>, allowed: &[(&str, &str)]) -> String {
     let mut parts: Vec<String> = Vec::new();
-    for term in ordering
-        .unwrap_or("")
-        .split(',')
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-    {
+    for term in ordering.unwrap_or("").split(',').map(str::trim).filter(|t| !t.is_empty()) {
         let (desc, name) = match term.strip_prefix('-') {
             Some(n) => (true, n),
             None => (false, term),
@@ -84,11 +79,7 @@ pub fn order_clause(ordering: Option<&str>, allowed: &[(&str, &str)]) -> String 
             parts.push(format!("{sql} {}", if desc { "DESC" } else { "ASC" }));
         }
     }
-    let id_col = allowed
-        .iter()
-        .find(|(n, _)| *n == "id")
-        .map(|(_, s)| *s)
-        .unwrap_or("id");
+    let id_col = allowed.iter().find(|(n, _)| *n == "id").map(|(_, s)| *s).unwrap_or("id");
     parts.push(format!("{id_col} ASC"));
     parts.join(", ")
 }
@@ -114,8 +105,7 @@ pub fn page_window(query: &BTreeMap<String, String>, count: usize) -> Result<(us
     Ok(((page - 1) * size, size))
 }
 
-const COLS: &str =
-    "r.id, r.project_id, COALESCE(u.username, ''), r.description, r.config, r.task_id";
+const COLS: &str = "r.id, r.project_id, COALESCE(u.username, ''), r.description, r.config, r.task_id";
 
 fn row(r: &rusqlite::Row) -> rusqlite::Result<Resource> {
     let config: String = r.get(4)?;
@@ -131,14 +121,7 @@ fn row(r: &rusqlite::Row) -> rusqlite::Result<Resource> {
 
 impl Engine {
     /// Insert a resource; returns its id.
-    pub fn insert_resource(
-        &self,
-        kind: Kind,
-        ctx: &Ctx,
-        project: i64,
-        description: &str,
-        config: &Value,
-    ) -> Result<i64> {
+    pub fn insert_resource(&self, kind: Kind, ctx: &Ctx, project: i64, description: &str, config: &Value) -> Result<i64> {
         self.store.tx(|tx| {
             tx.execute(
                 "INSERT INTO sequences (kind, last) VALUES (?1, 1) ON CONFLICT(kind) DO UPDATE SET last = last + 1",
@@ -200,19 +183,10 @@ impl Engine {
 
     /// One page of resources of `kind`, with the `description` filter and ordering on
     /// `id`, `author__username` and `description`.
-    pub fn page_resources(
-        &self,
-        kind: Kind,
-        project: i64,
-        query: &BTreeMap<String, String>,
-    ) -> Result<(usize, Vec<Resource>)> {
+    pub fn page_resources(&self, kind: Kind, project: i64, query: &BTreeMap<String, String>) -> Result<(usize, Vec<Resource>)> {
         let order = order_clause(
             query.get("ordering").map(String::as_str),
-            &[
-                ("id", "r.id"),
-                ("author__username", "u.username"),
-                ("description", "r.description"),
-            ],
+            &[("id", "r.id"), ("author__username", "u.username"), ("description", "r.description")],
         );
         let filter = query.get("description").cloned().unwrap_or_default();
         let all: Vec<Resource> = self.store.with(|c| {
@@ -220,7 +194,9 @@ impl Engine {
                 "SELECT {COLS} FROM resources r LEFT JOIN users u ON u.id = r.author_id
                  WHERE r.kind = ?1 AND r.project_id = ?2 AND instr(lower(r.description), lower(?3)) > 0 ORDER BY {order}"
             ))?;
-            let rows = st.query_map(params![kind.tag(), project, filter], row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+            let rows = st
+                .query_map(params![kind.tag(), project, filter], row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok(rows)
         })?;
         let (offset, size) = page_window(query, all.len())?;
@@ -228,13 +204,7 @@ impl Engine {
         Ok((count, all.into_iter().skip(offset).take(size).collect()))
     }
 
-    pub fn update_resource(
-        &self,
-        kind: Kind,
-        id: i64,
-        description: &str,
-        config: &Value,
-    ) -> Result<()> {
+    pub fn update_resource(&self, kind: Kind, id: i64, description: &str, config: &Value) -> Result<()> {
         self.store.with(|c| {
             c.execute(
                 "UPDATE resources SET description = ?1, config = ?2 WHERE kind = ?3 AND id = ?4",
@@ -257,11 +227,10 @@ impl Engine {
     pub fn delete_resource(&self, kind: Kind, project: i64, id: i64) -> Result<()> {
         self.resource(kind, project, id)?;
         self.store.with(|c| {
-            Ok(c.execute(
-                "DELETE FROM resources WHERE kind = ?1 AND id = ?2",
-                params![kind.tag(), id],
+            Ok(
+                c.execute("DELETE FROM resources WHERE kind = ?1 AND id = ?2", params![kind.tag(), id])
+                    .map(|_| ())?,
             )
-            .map(|_| ())?)
         })
     }
 
@@ -281,7 +250,11 @@ impl Engine {
             let mut tasks = 0;
             for id in &ids {
                 let task: Option<Option<i64>> = tx
-                    .query_row("SELECT task_id FROM resources WHERE kind = ?1 AND project_id = ?2 AND id = ?3", params![kind.tag(), project, id], |r| r.get(0))
+                    .query_row(
+                        "SELECT task_id FROM resources WHERE kind = ?1 AND project_id = ?2 AND id = ?3",
+                        params![kind.tag(), project, id],
+                        |r| r.get(0),
+                    )
                     .optional()?;
                 if let Some(task) = task {
                     n += tx.execute("DELETE FROM resources WHERE kind = ?1 AND id = ?2", params![kind.tag(), id])?;
@@ -306,12 +279,7 @@ impl Engine {
     }
 
     /// Replace the member set (of `member_kind`) of a group resource.
-    pub fn set_members(
-        &self,
-        owner: (Kind, i64),
-        member_kind: Kind,
-        members: &[i64],
-    ) -> Result<()> {
+    pub fn set_members(&self, owner: (Kind, i64), member_kind: Kind, members: &[i64]) -> Result<()> {
         self.store.tx(|tx| {
             tx.execute(
                 "DELETE FROM resource_members WHERE owner_kind = ?1 AND owner_id = ?2 AND member_kind = ?3",
@@ -333,7 +301,9 @@ impl Engine {
             let mut st = c.prepare(
                 "SELECT member_id FROM resource_members WHERE owner_kind = ?1 AND owner_id = ?2 AND member_kind = ?3 ORDER BY member_id",
             )?;
-            let ids = st.query_map(params![owner.0.tag(), owner.1, member_kind.tag()], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
+            let ids = st
+                .query_map(params![owner.0.tag(), owner.1, member_kind.tag()], |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<i64>>>()?;
             Ok(ids)
         })
     }

@@ -103,9 +103,7 @@ impl Store {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        let store = Store {
-            conn: Mutex::new(conn),
-        };
+        let store = Store { conn: Mutex::new(conn) };
         store.migrate()?;
         Ok(store)
     }

@@ -57,12 +57,8 @@ fn row(r: &Row) -> rusqlite::Result<TaskInfo> {
 
 fn load(store: &Store, id: i64) -> Result<Option<TaskInfo>> {
     store.with(|c| {
-        Ok(c.query_row(
-            &format!("SELECT {COLS} FROM tasks WHERE id = ?1"),
-            [id],
-            row,
-        )
-        .optional()?)
+        Ok(c.query_row(&format!("SELECT {COLS} FROM tasks WHERE id = ?1"), [id], row)
+            .optional()?)
     })
 }
 
@@ -120,13 +116,9 @@ impl TaskHandle {
 
     /// Record a non-fatal error (e.g. a malformed row) without stopping.
     pub fn add_error(&self, msg: &str) -> Result<()> {
-        let errors: String = self.store.with(|c| {
-            Ok(
-                c.query_row("SELECT errors FROM tasks WHERE id = ?1", [self.id], |r| {
-                    r.get(0)
-                })?,
-            )
-        })?;
+        let errors: String = self
+            .store
+            .with(|c| Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [self.id], |r| r.get(0))?))?;
         self.update(
             "UPDATE tasks SET errors = ?1 WHERE id = ?2",
             params![push_error(&errors, msg), self.id],
@@ -142,13 +134,9 @@ impl TaskHandle {
     }
 
     fn fail(&self, msg: &str) -> Result<()> {
-        let errors: String = self.store.with(|c| {
-            Ok(
-                c.query_row("SELECT errors FROM tasks WHERE id = ?1", [self.id], |r| {
-                    r.get(0)
-                })?,
-            )
-        })?;
+        let errors: String = self
+            .store
+            .with(|c| Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [self.id], |r| r.get(0))?))?;
         let now = clock::now();
         self.update(
             "UPDATE tasks SET status = 'failed', errors = ?1, last_update = ?2, time_completed = ?2 WHERE id = ?3",
@@ -197,15 +185,13 @@ impl Engine {
         let now = clock::now();
         let ids: Vec<i64> = self.store.with(|c| {
             let mut st = c.prepare(&format!("SELECT id FROM tasks WHERE status IN {ACTIVE}"))?;
-            let ids = st
-                .query_map([], |r| r.get(0))?
-                .collect::<rusqlite::Result<Vec<i64>>>()?;
+            let ids = st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
             Ok(ids)
         })?;
         for id in ids {
-            let errors: String = self.store.with(|c| {
-                Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [id], |r| r.get(0))?)
-            })?;
+            let errors: String = self
+                .store
+                .with(|c| Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [id], |r| r.get(0))?))?;
             self.store.with(|c| {
                 c.execute(
                     "UPDATE tasks SET status = 'failed', errors = ?1, last_update = ?2, time_completed = ?2 WHERE id = ?3",
@@ -220,7 +206,10 @@ impl Engine {
     /// Create a task row in `created` state (committed before any response is sent).
     pub fn create_task(&self, kind: &str, project: Option<i64>) -> Result<i64> {
         self.store.with(|c| {
-            c.execute("INSERT INTO tasks (kind, project_id, status, time_started) VALUES (?1, ?2, 'created', ?3)", params![kind, project, clock::now()])?;
+            c.execute(
+                "INSERT INTO tasks (kind, project_id, status, time_started) VALUES (?1, ?2, 'created', ?3)",
+                params![kind, project, clock::now()],
+            )?;
             Ok(c.last_insert_rowid())
         })
     }
@@ -232,12 +221,7 @@ impl Engine {
 
     /// Run `job` for task `id`: in the background on the worker pool, or — when an
     /// observer is given (local CLI mode) — in the foreground, reporting each update.
-    pub fn run_task(
-        &self,
-        id: i64,
-        job: Job,
-        observer: Option<Box<dyn Fn(&TaskOut) + Send + Sync>>,
-    ) {
+    pub fn run_task(&self, id: i64, job: Job, observer: Option<Box<dyn Fn(&TaskOut) + Send + Sync>>) {
         let foreground = observer.is_some();
         let handle = TaskHandle {
             store: self.store.clone(),
@@ -272,12 +256,7 @@ impl Engine {
 
     /// Number of tasks not yet finished (health).
     pub fn active_tasks(&self) -> Result<i64> {
-        self.store.with(|c| {
-            Ok(c.query_row(
-                &format!("SELECT COUNT(*) FROM tasks WHERE status IN {ACTIVE}"),
-                [],
-                |r| r.get(0),
-            )?)
-        })
+        self.store
+            .with(|c| Ok(c.query_row(&format!("SELECT COUNT(*) FROM tasks WHERE status IN {ACTIVE}"), [], |r| r.get(0))?))
     }
 }

@@ -51,28 +51,16 @@ impl Str {
         max_len: None,
     };
     pub const fn max(self, n: usize) -> Str {
-        Str {
-            max_len: Some(n),
-            ..self
-        }
+        Str { max_len: Some(n), ..self }
     }
     pub const fn nullable(self) -> Str {
-        Str {
-            allow_null: true,
-            ..self
-        }
+        Str { allow_null: true, ..self }
     }
     pub const fn blank(self) -> Str {
-        Str {
-            allow_blank: true,
-            ..self
-        }
+        Str { allow_blank: true, ..self }
     }
     pub const fn untrimmed(self) -> Str {
-        Str {
-            trim: false,
-            ..self
-        }
+        Str { trim: false, ..self }
     }
 }
 
@@ -122,15 +110,13 @@ pub fn char_field(v: &Value, rule: Str) -> std::result::Result<Option<String>, S
         Value::Number(n) => n.to_string(),
         _ => return Err("Not a valid string.".into()),
     };
-    let s = if rule.trim { s.trim().to_string() } else { s };
+    let s = if rule.trim { super::pytext::strip(&s).to_string() } else { s };
     if s.is_empty() && !rule.allow_blank {
         return Err(NOT_BLANK.into());
     }
     if let Some(max) = rule.max_len {
         if s.chars().count() > max {
-            return Err(format!(
-                "Ensure this field has no more than {max} characters."
-            ));
+            return Err(format!("Ensure this field has no more than {max} characters."));
         }
     }
     Ok(Some(s))
@@ -138,11 +124,9 @@ pub fn char_field(v: &Value, rule: Str) -> std::result::Result<Option<String>, S
 
 fn integer_value(v: &Value) -> Option<i64> {
     match v {
-        Value::Number(n) => n.as_i64().or_else(|| {
-            n.as_f64()
-                .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
-                .map(|f| f as i64)
-        }),
+        Value::Number(n) => n
+            .as_i64()
+            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9e15).map(|f| f as i64)),
         Value::String(s) => {
             let t = s.trim();
             let t = match t.find('.') {
@@ -170,10 +154,8 @@ fn boolean_value(v: &Value) -> Option<bool> {
         Value::Number(n) if n.as_i64() == Some(1) || n.as_f64() == Some(1.0) => Some(true),
         Value::Number(n) if n.as_i64() == Some(0) || n.as_f64() == Some(0.0) => Some(false),
         Value::String(s) => match s.as_str() {
-            "true" | "True" | "TRUE" | "1" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "t"
-            | "T" | "y" | "Y" => Some(true),
-            "false" | "False" | "FALSE" | "0" | "no" | "No" | "NO" | "off" | "Off" | "OFF"
-            | "f" | "F" | "n" | "N" => Some(false),
+            "true" | "True" | "TRUE" | "1" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "t" | "T" | "y" | "Y" => Some(true),
+            "false" | "False" | "FALSE" | "0" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "f" | "F" | "n" | "N" => Some(false),
             _ => None,
         },
         _ => None,
@@ -288,13 +270,7 @@ impl<'a> Form<'a> {
         }
     }
 
-    pub fn integer(
-        &mut self,
-        name: &str,
-        required: bool,
-        min: Option<i64>,
-        max: Option<i64>,
-    ) -> Option<i64> {
+    pub fn integer(&mut self, name: &str, required: bool, min: Option<i64>, max: Option<i64>) -> Option<i64> {
         let v = self.present(name, required)?;
         if v.is_null() {
             self.fail(name, NOT_NULL);
@@ -305,29 +281,17 @@ impl<'a> Form<'a> {
             return None;
         };
         if let Some(m) = min.filter(|m| i < *m) {
-            self.fail(
-                name,
-                format!("Ensure this value is greater than or equal to {m}."),
-            );
+            self.fail(name, format!("Ensure this value is greater than or equal to {m}."));
             return None;
         }
         if let Some(m) = max.filter(|m| i > *m) {
-            self.fail(
-                name,
-                format!("Ensure this value is less than or equal to {m}."),
-            );
+            self.fail(name, format!("Ensure this value is less than or equal to {m}."));
             return None;
         }
         Some(i)
     }
 
-    pub fn number(
-        &mut self,
-        name: &str,
-        required: bool,
-        min: Option<f64>,
-        max: Option<f64>,
-    ) -> Option<f64> {
+    pub fn number(&mut self, name: &str, required: bool, min: Option<f64>, max: Option<f64>) -> Option<f64> {
         let v = self.present(name, required)?;
         if v.is_null() {
             self.fail(name, NOT_NULL);
@@ -338,23 +302,11 @@ impl<'a> Form<'a> {
             return None;
         };
         if let Some(m) = min.filter(|m| f < *m) {
-            self.fail(
-                name,
-                format!(
-                    "Ensure this value is greater than or equal to {}.",
-                    py_float(m)
-                ),
-            );
+            self.fail(name, format!("Ensure this value is greater than or equal to {}.", py_float(m)));
             return None;
         }
         if let Some(m) = max.filter(|m| f > *m) {
-            self.fail(
-                name,
-                format!(
-                    "Ensure this value is less than or equal to {}.",
-                    py_float(m)
-                ),
-            );
+            self.fail(name, format!("Ensure this value is less than or equal to {}.", py_float(m)));
             return None;
         }
         Some(f)
@@ -405,13 +357,7 @@ impl<'a> Form<'a> {
                 return None;
             }
             other => {
-                self.fail(
-                    name,
-                    format!(
-                        "Expected a list of items but got type \"{}\".",
-                        py_type(other)
-                    ),
-                );
+                self.fail(name, format!("Expected a list of items but got type \"{}\".", py_type(other)));
                 return None;
             }
         };
@@ -420,22 +366,14 @@ impl<'a> Form<'a> {
             return None;
         }
         if let Some(max) = rule.max_items.filter(|m| items.len() > *m) {
-            self.fail(
-                name,
-                format!("Ensure this field has no more than {max} elements."),
-            );
+            self.fail(name, format!("Ensure this field has no more than {max} elements."));
             return None;
         }
         Some(items)
     }
 
     /// A list whose items are coerced by `item`; item errors are keyed by index.
-    pub fn list_of<T>(
-        &mut self,
-        name: &str,
-        rule: List,
-        item: impl Fn(&Value) -> std::result::Result<T, String>,
-    ) -> Option<Vec<T>> {
+    pub fn list_of<T>(&mut self, name: &str, rule: List, item: impl Fn(&Value) -> std::result::Result<T, String>) -> Option<Vec<T>> {
         let items = self.list(name, rule)?;
         let mut out = Vec::with_capacity(items.len());
         let mut errs = Map::new();
@@ -456,9 +394,7 @@ impl<'a> Form<'a> {
     }
 
     pub fn strings(&mut self, name: &str, rule: List, item: Str) -> Option<Vec<String>> {
-        self.list_of(name, rule, |v| {
-            char_field(v, item).map(Option::unwrap_or_default)
-        })
+        self.list_of(name, rule, |v| char_field(v, item).map(Option::unwrap_or_default))
     }
 
     /// A list of primary keys (`Incorrect type. Expected pk value, received str.`).
@@ -470,13 +406,7 @@ impl<'a> Form<'a> {
                 Value::Number(_) => match integer_value(v) {
                     Some(i) => out.push(i),
                     None => {
-                        self.fail(
-                            name,
-                            format!(
-                                "Incorrect type. Expected pk value, received {}.",
-                                py_type(v)
-                            ),
-                        );
+                        self.fail(name, format!("Incorrect type. Expected pk value, received {}.", py_type(v)));
                         return None;
                     }
                 },
@@ -488,13 +418,7 @@ impl<'a> Form<'a> {
                     }
                 },
                 other => {
-                    self.fail(
-                        name,
-                        format!(
-                            "Incorrect type. Expected pk value, received {}.",
-                            py_type(other)
-                        ),
-                    );
+                    self.fail(name, format!("Incorrect type. Expected pk value, received {}.", py_type(other)));
                     return None;
                 }
             }
@@ -512,13 +436,7 @@ impl<'a> Form<'a> {
                 None
             }
             other => {
-                self.fail(
-                    name,
-                    format!(
-                        "Expected a dictionary of items but got type \"{}\".",
-                        py_type(other)
-                    ),
-                );
+                self.fail(name, format!("Expected a dictionary of items but got type \"{}\".", py_type(other)));
                 None
             }
         }

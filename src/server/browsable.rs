@@ -53,10 +53,9 @@ document.getElementById('out').textContent='HTTP '+r.status+'\n'+await r.text();
         },
         body = escape(&pretty),
     );
-    parts.headers.insert(
-        header::CONTENT_TYPE,
-        header::HeaderValue::from_static("text/html; charset=utf-8"),
-    );
+    parts
+        .headers
+        .insert(header::CONTENT_TYPE, header::HeaderValue::from_static("text/html; charset=utf-8"));
     parts.headers.remove(header::CONTENT_LENGTH);
     (parts, Body::from(page)).into_response()
 }

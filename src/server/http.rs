@@ -98,15 +98,10 @@ pub fn resolve_caller(engine: &Engine, headers: &HeaderMap) -> Result<Caller, Er
     if let Some(auth) = headers.get(header::AUTHORIZATION) {
         let raw = String::from_utf8_lossy(auth.as_bytes()).to_string();
         let mut parts = raw.split_whitespace();
-        if parts
-            .next()
-            .map_or(false, |k| k.eq_ignore_ascii_case("token"))
-        {
+        if parts.next().map_or(false, |k| k.eq_ignore_ascii_case("token")) {
             let rest: Vec<&str> = parts.collect();
             return match rest.as_slice() {
-                [] => Err(Error::Forbidden(
-                    "Invalid token header. No credentials provided.".into(),
-                )),
+                [] => Err(Error::Forbidden("Invalid token header. No credentials provided.".into())),
                 [key] => engine.authenticate_token(key).map(Caller::User),
                 _ => Err(Error::Forbidden(
                     "Invalid token header. Token string should not contain spaces.".into(),
@@ -134,14 +129,8 @@ pub fn session_key(headers: &HeaderMap) -> Option<String> {
 
 /// API root (`scheme://host/api/v1`) for links in responses.
 pub fn base_url(headers: &HeaderMap) -> String {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("localhost");
-    let scheme = headers
-        .get("x-forwarded-proto")
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("http");
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("localhost");
+    let scheme = headers.get("x-forwarded-proto").and_then(|h| h.to_str().ok()).unwrap_or("http");
     format!("{scheme}://{host}/api/v1")
 }
 
@@ -182,15 +171,11 @@ pub struct Ids(pub Vec<i64>);
 impl<S: Send + Sync> FromRequestParts<S> for Ids {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, s: &S) -> Result<Self, Self::Rejection> {
-        let axum::extract::Path(raw): axum::extract::Path<Vec<(String, String)>> =
-            axum::extract::Path::from_request_parts(parts, s)
-                .await
-                .map_err(|_| ApiError::from(Error::not_found()))?;
+        let axum::extract::Path(raw): axum::extract::Path<Vec<(String, String)>> = axum::extract::Path::from_request_parts(parts, s)
+            .await
+            .map_err(|_| ApiError::from(Error::not_found()))?;
         raw.iter()
-            .map(|(_, v)| {
-                v.parse::<i64>()
-                    .map_err(|_| ApiError::from(Error::not_found()))
-            })
+            .map(|(_, v)| v.parse::<i64>().map_err(|_| ApiError::from(Error::not_found())))
             .collect::<Result<_, _>>()
             .map(Ids)
     }
@@ -203,9 +188,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Query {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
         let q = parts.uri.query().unwrap_or("");
-        Ok(Query(
-            form_urlencoded::parse(q.as_bytes()).into_owned().collect(),
-        ))
+        Ok(Query(form_urlencoded::parse(q.as_bytes()).into_owned().collect()))
     }
 }
 
@@ -230,13 +213,7 @@ fn media_type(headers: &HeaderMap) -> Option<String> {
     headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .map(|v| {
-            v.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
-        })
+        .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
 }
 
 impl<S: Send + Sync> FromRequest<S> for Body {
@@ -246,17 +223,13 @@ impl<S: Send + Sync> FromRequest<S> for Body {
         if mt.as_deref() == Some("multipart/form-data") {
             let mut mp = axum::extract::Multipart::from_request(req, s)
                 .await
-                .map_err(|e| {
-                    ApiError::from(Error::BadRequest(format!(
-                        "Multipart form parse error - {e}"
-                    )))
-                })?;
+                .map_err(|e| ApiError::from(Error::BadRequest(format!("Multipart form parse error - {e}"))))?;
             let mut pairs = Vec::new();
-            while let Some(field) = mp.next_field().await.map_err(|e| {
-                ApiError::from(Error::BadRequest(format!(
-                    "Multipart form parse error - {e}"
-                )))
-            })? {
+            while let Some(field) = mp
+                .next_field()
+                .await
+                .map_err(|e| ApiError::from(Error::BadRequest(format!("Multipart form parse error - {e}"))))?
+            {
                 let name = field.name().unwrap_or("").to_string();
                 if field.file_name().is_none() {
                     pairs.push((name, field.text().await.unwrap_or_default()));
@@ -264,9 +237,7 @@ impl<S: Send + Sync> FromRequest<S> for Body {
             }
             return Ok(Body(form_value(pairs.into_iter())));
         }
-        let bytes = Bytes::from_request(req, s)
-            .await
-            .map_err(|e| ApiError::from(body_error(e)))?;
+        let bytes = Bytes::from_request(req, s).await.map_err(|e| ApiError::from(body_error(e)))?;
         if bytes.is_empty() {
             return Ok(Body(json!({})));
         }
@@ -274,9 +245,7 @@ impl<S: Send + Sync> FromRequest<S> for Body {
             None | Some("application/json") => serde_json::from_slice(&bytes)
                 .map(Body)
                 .map_err(|e| ApiError::from(Error::BadRequest(format!("JSON parse error - {e}")))),
-            Some("application/x-www-form-urlencoded") => Ok(Body(form_value(
-                form_urlencoded::parse(&bytes).into_owned(),
-            ))),
+            Some("application/x-www-form-urlencoded") => Ok(Body(form_value(form_urlencoded::parse(&bytes).into_owned()))),
             Some(other) => Err(ApiError::detail(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 format!("Unsupported media type \"{other}\" in request."),

@@ -52,12 +52,7 @@ fn negotiate(accept: Option<&str>, format: Option<&str>) -> Option<Render> {
         return Some(Render::Json);
     };
     for part in accept.split(',') {
-        let mt = part
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
+        let mt = part.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
         match mt.as_str() {
             "application/json" | "application/*" | "*/*" => return Some(Render::Json),
             "text/html" | "text/*" => return Some(Render::Html),
@@ -90,29 +85,19 @@ async fn front(State(state): State<AppState>, mut req: Request, next: Next) -> R
     let (uri, json_suffix) = normalize(req.uri());
     *req.uri_mut() = uri;
     let path = req.uri().path().to_string();
-    let query: std::collections::HashMap<String, String> =
-        form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes())
-            .into_owned()
-            .collect();
+    let query: std::collections::HashMap<String, String> = form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes())
+        .into_owned()
+        .collect();
     let format = if json_suffix {
         Some("json")
     } else {
         query.get("format").map(String::as_str)
     };
-    let accept = req
-        .headers()
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok());
+    let accept = req.headers().get(header::ACCEPT).and_then(|v| v.to_str().ok());
     let api = path.starts_with("/api/v1") && !is_docs(&path);
     let render = match negotiate(accept, format) {
         Some(r) => r,
-        None if api => {
-            return ApiError::detail(
-                StatusCode::NOT_ACCEPTABLE,
-                "Could not satisfy the request Accept header.",
-            )
-            .into_response()
-        }
+        None if api => return ApiError::detail(StatusCode::NOT_ACCEPTABLE, "Could not satisfy the request Accept header.").into_response(),
         None => Render::Json,
     };
     let limit = state.config.max_upload;
@@ -148,11 +133,7 @@ async fn front(State(state): State<AppState>, mut req: Request, next: Next) -> R
 /// DRF's 405: after authentication, with a JSON body and the `Allow` header.
 fn method_not_allowed(resp: Response, method: &Method, needs_auth: bool) -> Response {
     if needs_auth {
-        return ApiError::detail(
-            StatusCode::FORBIDDEN,
-            "Authentication credentials were not provided.",
-        )
-        .into_response();
+        return ApiError::detail(StatusCode::FORBIDDEN, "Authentication credentials were not provided.").into_response();
     }
     let allow = resp.headers().get(header::ALLOW).cloned();
     let mut out = ApiError::detail(
@@ -167,18 +148,11 @@ fn method_not_allowed(resp: Response, method: &Method, needs_auth: bool) -> Resp
 }
 
 async fn not_found() -> Response {
-    json_response(
-        StatusCode::NOT_FOUND,
-        &serde_json::json!({"detail": "Not found."}),
-    )
+    json_response(StatusCode::NOT_FOUND, &serde_json::json!({"detail": "Not found."}))
 }
 
 async fn root_redirect() -> Response {
-    (
-        StatusCode::FOUND,
-        [(header::LOCATION, HeaderValue::from_static("/api/v1/"))],
-    )
-        .into_response()
+    (StatusCode::FOUND, [(header::LOCATION, HeaderValue::from_static("/api/v1/"))]).into_response()
 }
 
 /// The complete application: API routes, docs pages, and the front layer.
@@ -188,9 +162,7 @@ pub fn app(engine: Arc<Engine>) -> Router {
         .merge(docs::routes())
         .route("/", axum::routing::get(root_redirect))
         .fallback(not_found)
-        .layer(axum::extract::DefaultBodyLimit::max(
-            engine.config.max_upload as usize,
-        ))
+        .layer(axum::extract::DefaultBodyLimit::max(engine.config.max_upload as usize))
         .with_state(engine.clone());
     Router::new()
         .fallback_service(inner)
@@ -198,24 +170,17 @@ pub fn app(engine: Arc<Engine>) -> Router {
 }
 
 /// Serve until SIGINT/SIGTERM; in-flight requests finish before exit.
-pub async fn serve(
-    engine: Arc<Engine>,
-    addr: SocketAddr,
-    ready: impl FnOnce(SocketAddr),
-) -> std::io::Result<()> {
+pub async fn serve(engine: Arc<Engine>, addr: SocketAddr, ready: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     ready(listener.local_addr()?);
-    axum::serve(listener, app(engine))
-        .with_graceful_shutdown(shutdown_signal())
-        .await
+    axum::serve(listener, app(engine)).with_graceful_shutdown(shutdown_signal()).await
 }
 
 async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .expect("SIGTERM handler installs");
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler installs");
         tokio::select! { _ = ctrl_c => {}, _ = term.recv() => {} }
     }
     #[cfg(not(unix))]

@@ -8,14 +8,8 @@ use serde_json::Value;
 
 use super::{Anonymizer, AnonymizerConfig, NameList};
 
-const CASES: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/conformance/anonymizer.jsonl"
-));
-const SKIPPED: &str = include_str!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/conformance/skipped-shared.json"
-));
+const CASES: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conformance/anonymizer.jsonl"));
+const SKIPPED: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conformance/skipped-shared.json"));
 
 enum Outcome {
     Pass,
@@ -25,11 +19,7 @@ enum Outcome {
 
 fn strings(v: &Value) -> Vec<String> {
     v.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str().map(str::to_string))
-                .collect()
-        })
+        .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
         .unwrap_or_default()
 }
 
@@ -55,34 +45,23 @@ fn run_case(case: &Value) -> Outcome {
         Ok(n) => n,
         Err(e) => return Outcome::Fail(format!("names rejected: {e}")),
     };
-    let cfg: AnonymizerConfig =
-        serde_json::from_value(case["anonymizer"].clone()).expect("anonymizer config");
+    let cfg: AnonymizerConfig = serde_json::from_value(case["anonymizer"].clone()).expect("anonymizer config");
     let anonymizer = Anonymizer::new(&cfg, &names);
     let replacers = replacer_lists(case);
     let got = match case["endpoint"].as_str() {
         Some("anonymize_text") => {
             let text = request["text"].as_str().unwrap_or_default().trim();
-            anonymizer
-                .anonymize_text(text, Some(&replacers[0]))
-                .map(Value::from)
+            anonymizer.anonymize_text(text, Some(&replacers[0])).map(Value::from)
         }
         _ => {
-            let texts: Vec<String> = strings(&request["texts"])
-                .iter()
-                .map(|t| t.trim().to_string())
-                .collect();
+            let texts: Vec<String> = strings(&request["texts"]).iter().map(|t| t.trim().to_string()).collect();
             let consistent = request["consistent_replacement"].as_bool().unwrap_or(true);
-            anonymizer
-                .anonymize_texts(&texts, consistent, Some(&replacers))
-                .map(Value::from)
+            anonymizer.anonymize_texts(&texts, consistent, Some(&replacers)).map(Value::from)
         }
     };
     match got {
         Ok(v) if v == case["expected"] => Outcome::Pass,
-        Ok(v) => Outcome::Fail(format!(
-            "\n    expected {}\n    got      {}",
-            case["expected"], v
-        )),
+        Ok(v) => Outcome::Fail(format!("\n    expected {}\n    got      {}", case["expected"], v)),
         Err(e) => Outcome::Fail(format!("replacers rejected: {e}")),
     }
 }
@@ -99,38 +78,22 @@ fn anonymizer_conformance() {
             Outcome::Fail(diff) => failures.push(format!("{id}: {diff}")),
         }
     }
-    println!(
-        "anonymizer conformance: {passed} passed, {} failed",
-        failures.len()
-    );
-    println!(
-        "skipped (request validation layer: blank text): {}",
-        skipped.join(", ")
-    );
+    println!("anonymizer conformance: {passed} passed, {} failed", failures.len());
+    println!("skipped (request validation layer: blank text): {}", skipped.join(", "));
     for f in &failures {
         println!("FAIL {f}");
     }
-    assert!(
-        failures.is_empty(),
-        "{} anonymizer conformance case(s) failed",
-        failures.len()
-    );
+    assert!(failures.is_empty(), "{} anonymizer conformance case(s) failed", failures.len());
 }
 
 /// Inputs on which the reference raised: names with two commas must be a validation error, not a crash.
 #[test]
 fn reference_crashes_are_validation_errors() {
     let skipped: Value = serde_json::from_str(SKIPPED).expect("skipped json");
-    let cases = skipped["anonymizer.jsonl"]
-        .as_array()
-        .expect("anonymizer list");
+    let cases = skipped["anonymizer.jsonl"].as_array().expect("anonymizer list");
     assert!(!cases.is_empty());
     for entry in cases {
         let names = strings(&entry["case"]["request"]["names"]);
-        assert!(
-            NameList::parse(&names).is_err(),
-            "{}: names accepted",
-            entry["id"]
-        );
+        assert!(NameList::parse(&names).is_err(), "{}: names accepted", entry["id"]);
     }
 }

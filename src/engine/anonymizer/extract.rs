@@ -10,9 +10,7 @@ use super::jaro::jaro_winkler;
 use super::names::Name;
 use super::patterns::{build, first_upper, Components, Literal, RegexCache, Shape};
 use super::presence::Scan;
-use super::text::{
-    combinations, is_word, lower, strip_trailing_non_word, word_chars_only, word_parts,
-};
+use super::text::{combinations, is_word, lower, strip_trailing_non_word, word_chars_only, word_parts};
 use super::AnonymizerConfig;
 
 /// Edit budget ratios of the fuzzy search (`1 - 0.6` and `1 - 0.7` in the reference).
@@ -68,13 +66,7 @@ impl NameExtractor {
     }
 
     /// Cleaned, filtered matches of this name in `text` (parentheses already removed), longest first.
-    pub(crate) fn extract(
-        &self,
-        hay: &Haystack<'_>,
-        scan: &Scan<'_>,
-        threshold: f64,
-        cache: &RegexCache,
-    ) -> Vec<String> {
+    pub(crate) fn extract(&self, hay: &Haystack<'_>, scan: &Scan<'_>, threshold: f64, cache: &RegexCache) -> Vec<String> {
         let Some(regex) = self.regex_for(hay, scan, cache) else {
             return Vec::new();
         };
@@ -92,12 +84,7 @@ impl NameExtractor {
             .filter(|h| h.chars().filter(|&c| is_word(c)).count() > 1)
             .map(str::to_string)
             .collect();
-        matches.sort_by(|a, b| {
-            b.chars()
-                .count()
-                .cmp(&a.chars().count())
-                .then_with(|| a.cmp(b))
-        });
+        matches.sort_by(|a, b| b.chars().count().cmp(&a.chars().count()).then_with(|| a.cmp(b)));
         matches
     }
 
@@ -111,43 +98,26 @@ impl NameExtractor {
     }
 
     /// The alternation for this text: static and fuzzy forms, reduced to alternatives that can match here.
-    fn regex_for(
-        &self,
-        hay: &Haystack<'_>,
-        scan: &Scan<'_>,
-        cache: &RegexCache,
-    ) -> Option<Arc<Regex>> {
+    fn regex_for(&self, hay: &Haystack<'_>, scan: &Scan<'_>, cache: &RegexCache) -> Option<Arc<Regex>> {
         let new_first = self.new_fuzzy_forms(&self.first_forms, &self.fuzzy_first, hay);
         let new_last = self.new_fuzzy_forms(&self.last_forms, &self.fuzzy_last, hay);
         let mut components = self.components.clone();
         components.extend(&new_first, &new_last, Literal::Raw);
         let source = components.source(self.shape, &|p| scan.contains(p))?;
         cache.get_or_compile(source.clone(), || {
-            build(&source)
-                .ok()
-                .or_else(|| self.escaped_regex(&new_first, &new_last))
+            build(&source).ok().or_else(|| self.escaped_regex(&new_first, &new_last))
         })
     }
 
     /// Fallback when verbatim forms are not valid in the `regex` crate's dialect: all forms escaped.
     fn escaped_regex(&self, new_first: &[String], new_last: &[String]) -> Option<Regex> {
-        let mut components = Components::new(
-            &self.first_forms,
-            &self.last_forms,
-            &self.first_name,
-            Literal::Escaped,
-        );
+        let mut components = Components::new(&self.first_forms, &self.last_forms, &self.first_name, Literal::Escaped);
         components.extend(new_first, new_last, Literal::Escaped);
         build(&components.source(self.shape, &|_| true)?).ok()
     }
 
     /// Fuzzy hits that are not already forms.
-    fn new_fuzzy_forms(
-        &self,
-        forms: &[String],
-        words: &[FuzzyWord],
-        hay: &Haystack<'_>,
-    ) -> Vec<String> {
+    fn new_fuzzy_forms(&self, forms: &[String], words: &[FuzzyWord], hay: &Haystack<'_>) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for word in words {
             for hit in word.hits(hay, self.shape.mimic_casing) {
@@ -191,10 +161,9 @@ impl MatchFilter {
 
     fn accepts(&self, hit: &str, threshold: f64) -> bool {
         let stripped = lower(&word_chars_only(hit));
-        self.variations.iter().any(|v| {
-            (self.prefix_test && wildcard_prefix(v, &stripped))
-                || jaro_winkler(&stripped, v) >= threshold
-        })
+        self.variations
+            .iter()
+            .any(|v| (self.prefix_test && wildcard_prefix(v, &stripped)) || jaro_winkler(&stripped, v) >= threshold)
     }
 }
 
@@ -213,12 +182,7 @@ fn initials_forms(first_name: &str) -> Vec<String> {
     for form in combinations(first_name) {
         let letters: Vec<String> = word_parts(&form).iter().map(|p| first_upper(p)).collect();
         let dotted: Vec<String> = letters.iter().map(|l| format!("{l}.")).collect();
-        for candidate in [
-            dotted.join("-"),
-            letters.join("-"),
-            dotted.concat(),
-            letters.concat(),
-        ] {
+        for candidate in [dotted.join("-"), letters.join("-"), dotted.concat(), letters.concat()] {
             push_new(&mut out, candidate);
         }
     }

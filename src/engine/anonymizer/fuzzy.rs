@@ -35,9 +35,7 @@ impl<'a> Haystack<'a> {
         }
         let chars: Vec<char> = text.chars().collect();
         char_at[text.len()] = chars.len();
-        let starts = (0..chars.len())
-            .filter(|&s| s == 0 || is_space(chars[s - 1]))
-            .collect();
+        let starts = (0..chars.len()).filter(|&s| s == 0 || is_space(chars[s - 1])).collect();
         Haystack {
             text,
             chars,
@@ -68,11 +66,7 @@ impl FuzzyWord {
         } else {
             split_pieces(&word, budget + 1)
         };
-        FuzzyWord {
-            word,
-            budget,
-            pieces,
-        }
+        FuzzyWord { word, budget, pieces }
     }
 
     /// Distinct hits whose first character has the same case as the word's.
@@ -207,13 +201,7 @@ impl Search<'_> {
         let can_edit = e < self.budget;
         let can_insert = can_edit && more_text && t != self.anchor;
         if w == self.word.len() {
-            return self.tail(t).or_else(|| {
-                if can_insert {
-                    self.go(t + 1, w, e + 1)
-                } else {
-                    None
-                }
-            });
+            return self.tail(t).or_else(|| if can_insert { self.go(t + 1, w, e + 1) } else { None });
         }
         if more_text && chars_match(self.word[w], self.text[t]) {
             if let Some(end) = self.go(t + 1, w + 1, e) {
@@ -223,19 +211,9 @@ impl Search<'_> {
         if !can_edit {
             return None;
         }
-        let substituted = if more_text {
-            self.go(t + 1, w + 1, e + 1)
-        } else {
-            None
-        };
+        let substituted = if more_text { self.go(t + 1, w + 1, e + 1) } else { None };
         substituted
-            .or_else(|| {
-                if can_insert {
-                    self.go(t + 1, w, e + 1)
-                } else {
-                    None
-                }
-            })
+            .or_else(|| if can_insert { self.go(t + 1, w, e + 1) } else { None })
             .or_else(|| self.go(t, w + 1, e + 1))
     }
 
@@ -243,11 +221,7 @@ impl Search<'_> {
     fn tail(&self, t: usize) -> Option<usize> {
         let boundary = |p: usize| p == self.text.len() || !is_word(self.text[p]);
         let extra = if self.mimic {
-            self.text[t..]
-                .iter()
-                .take(6)
-                .take_while(|&&c| !is_space(c))
-                .count()
+            self.text[t..].iter().take(6).take_while(|&&c| !is_space(c)).count()
         } else {
             0
         };

@@ -10,12 +10,7 @@ pub(crate) fn jaro_winkler(a: &str, b: &str) -> f64 {
         return weight;
     }
     let limit = a.len().min(b.len()).min(4);
-    let prefix = a
-        .iter()
-        .zip(&b)
-        .take(limit)
-        .take_while(|(x, y)| x == y)
-        .count();
+    let prefix = a.iter().zip(&b).take(limit).take_while(|(x, y)| x == y).count();
     weight + prefix as f64 * 0.1 * (1.0 - weight)
 }
 

@@ -84,11 +84,7 @@ pub struct Anonymizer {
 
 impl Anonymizer {
     pub fn new(cfg: &AnonymizerConfig, names: &NameList) -> Anonymizer {
-        let extractors: Vec<NameExtractor> = names
-            .names()
-            .iter()
-            .map(|n| NameExtractor::new(n, cfg))
-            .collect();
+        let extractors: Vec<NameExtractor> = names.names().iter().map(|n| NameExtractor::new(n, cfg)).collect();
         Anonymizer {
             names: names.names().to_vec(),
             presence: Presence::new(extractors.iter().flat_map(NameExtractor::static_components)),
@@ -110,21 +106,13 @@ impl Anonymizer {
         let mut out = Vec::with_capacity(self.names.len());
         while out.len() < self.names.len() {
             let amount = (self.names.len() - out.len()).min(POOL_SIZE);
-            out.extend(
-                rand::seq::index::sample(&mut rng, POOL_SIZE, amount)
-                    .iter()
-                    .map(initials),
-            );
+            out.extend(rand::seq::index::sample(&mut rng, POOL_SIZE, amount).iter().map(initials));
         }
         out
     }
 
     /// Anonymize one text. `replacers`: one per name (`replacers[i]` for `names[i]`), or `None` to draw them.
-    pub fn anonymize_text(
-        &self,
-        text: &str,
-        replacers: Option<&[String]>,
-    ) -> Result<String, ReplacerError> {
+    pub fn anonymize_text(&self, text: &str, replacers: Option<&[String]>) -> Result<String, ReplacerError> {
         match replacers {
             Some(r) => {
                 self.check_per_name(r)?;
@@ -186,13 +174,16 @@ impl Anonymizer {
         let work: String = text.chars().filter(|&c| c != '(' && c != ')').collect();
         let hay = fuzzy::Haystack::new(&work);
         let scan = self.presence.scan(&work, &self.cache);
-        let results = self.names.iter().zip(&self.extractors).zip(replacers).map(
-            |((name, extractor), replacer)| NameMatches {
+        let results = self
+            .names
+            .iter()
+            .zip(&self.extractors)
+            .zip(replacers)
+            .map(|((name, extractor), replacer)| NameMatches {
                 full_name: name.full(),
                 matches: extractor.extract(&hay, &scan, self.threshold, &self.cache),
                 replacer,
-            },
-        );
+            });
         rewrite(text, &keyed(results), &self.cache)
     }
 }
@@ -217,12 +208,7 @@ fn similarity_threshold(cfg: &AnonymizerConfig, names: &[Name]) -> f64 {
     let closest = forms
         .par_iter()
         .enumerate()
-        .map(|(i, a)| {
-            forms[i + 1..]
-                .iter()
-                .map(|b| closest_pair(a, b))
-                .fold(0.0, f64::max)
-        })
+        .map(|(i, a)| forms[i + 1..].iter().map(|b| closest_pair(a, b)).fold(0.0, f64::max))
         .reduce(|| 0.0, f64::max);
     if closest > cfg.misspelling_threshold {
         (closest + 0.01).min(1.0)

@@ -15,7 +15,10 @@ impl fmt::Display for NameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             NameError::MissingComma(name) => {
-                write!(f, "Value '{name}' should be in format ['last_name, first_name']! Are you missing a comma?")
+                write!(
+                    f,
+                    "Value '{name}' should be in format ['last_name, first_name']! Are you missing a comma?"
+                )
             }
             NameError::TooManyCommas(name) => write!(
                 f,
@@ -50,10 +53,7 @@ pub struct NameList {
 impl NameList {
     /// Trim each name and split it at its single comma; the first bad name gives the error.
     pub fn parse(names: &[String]) -> Result<NameList, NameError> {
-        let names = names
-            .iter()
-            .map(|raw| parse_one(raw.trim()))
-            .collect::<Result<_, _>>()?;
+        let names = names.iter().map(|raw| parse_one(raw.trim())).collect::<Result<_, _>>()?;
         Ok(NameList { names })
     }
 

@@ -51,12 +51,7 @@ pub(crate) struct Shape {
 }
 
 impl Components {
-    pub(crate) fn new(
-        first_forms: &[String],
-        last_forms: &[String],
-        first_name: &str,
-        lit: Literal,
-    ) -> Components {
+    pub(crate) fn new(first_forms: &[String], last_forms: &[String], first_name: &str, lit: Literal) -> Components {
         Components {
             first: casing_patterns(first_forms, lit),
             last: casing_patterns(last_forms, lit),
@@ -76,10 +71,7 @@ impl Components {
 
     /// Every component pattern.
     pub(crate) fn all(&self) -> impl Iterator<Item = &String> {
-        self.first
-            .iter()
-            .chain(&self.last)
-            .chain(std::iter::once(&self.initials))
+        self.first.iter().chain(&self.last).chain(std::iter::once(&self.initials))
     }
 
     /// The alternation source: alternatives whose components all pass `present` (an alternative with a
@@ -116,10 +108,7 @@ impl Components {
 }
 
 fn present_only<'a>(list: &'a [String], present: &dyn Fn(&str) -> bool) -> Vec<&'a str> {
-    list.iter()
-        .map(String::as_str)
-        .filter(|p| present(p))
-        .collect()
+    list.iter().map(String::as_str).filter(|p| present(p)).collect()
 }
 
 fn push_new(list: &mut Vec<String>, item: String) {
@@ -192,10 +181,7 @@ fn initials_pattern(first_name: &str, lit: Literal) -> String {
 
 /// `name[0].upper()`.
 pub(crate) fn first_upper(part: &str) -> String {
-    part.chars()
-        .next()
-        .map(|c| c.to_uppercase().collect())
-        .unwrap_or_default()
+    part.chars().next().map(|c| c.to_uppercase().collect()).unwrap_or_default()
 }
 
 /// Compile with generous size limits (the alternations of long names are large).
@@ -213,11 +199,7 @@ const CACHE_CAPACITY: usize = 2048;
 
 impl RegexCache {
     /// Cached regex for `key`, compiled with `make` on a miss (a full cache is emptied first: memory stays flat).
-    pub(crate) fn get_or_compile(
-        &self,
-        key: String,
-        make: impl FnOnce() -> Option<Regex>,
-    ) -> Option<Arc<Regex>> {
+    pub(crate) fn get_or_compile(&self, key: String, make: impl FnOnce() -> Option<Regex>) -> Option<Arc<Regex>> {
         if let Some(hit) = self.lock().get(&key) {
             return Some(Arc::clone(hit));
         }
@@ -231,8 +213,6 @@ impl RegexCache {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Regex>>> {
-        self.entries
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }

@@ -59,10 +59,7 @@ impl Scan<'_> {
         if let Some(&i) = self.presence.index.get(pattern) {
             return self.matched.matched(i);
         }
-        match self
-            .cache
-            .get_or_compile(pattern.to_string(), || build(pattern).ok())
-        {
+        match self.cache.get_or_compile(pattern.to_string(), || build(pattern).ok()) {
             Some(re) => re.is_match(self.text),
             None => true,
         }

@@ -17,9 +17,7 @@ pub(crate) struct NameMatches<'a> {
 
 /// Collect per-name results under their `"First Last"` key; a repeated key takes the later name's matches and
 /// replacer but keeps its first position (a Python dict).
-pub(crate) fn keyed<'a>(
-    results: impl IntoIterator<Item = NameMatches<'a>>,
-) -> Vec<NameMatches<'a>> {
+pub(crate) fn keyed<'a>(results: impl IntoIterator<Item = NameMatches<'a>>) -> Vec<NameMatches<'a>> {
     let mut out: Vec<NameMatches<'a>> = Vec::new();
     for r in results {
         match out.iter_mut().find(|o| o.full_name == r.full_name) {
@@ -56,9 +54,7 @@ pub(crate) fn rewrite(mut text: String, names: &[NameMatches<'_>], cache: &Regex
 }
 
 /// Characters that make a match string a pattern rather than a plain substring.
-const REGEX_SYNTAX: &[char] = &[
-    '.', '^', '$', '*', '+', '?', '{', '}', '[', ']', '\\', '|', '(', ')',
-];
+const REGEX_SYNTAX: &[char] = &['.', '^', '$', '*', '+', '?', '{', '}', '[', ']', '\\', '|', '(', ')'];
 
 fn substitute(text: &str, pattern: &str, with: &str, cache: &RegexCache) -> String {
     if !pattern.contains(REGEX_SYNTAX) {

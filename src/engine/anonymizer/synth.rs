@@ -35,10 +35,7 @@ pub(crate) fn replacement(found: &str, full_name: &str, replacer: &str) -> Strin
 
 /// The ending to attach for the case ending found at the end of `tail`, if any.
 fn ending(tail: &str, vowel_sounding: bool) -> Option<String> {
-    let found = ENDINGS
-        .iter()
-        .filter(|e| tail.ends_with(**e))
-        .max_by_key(|e| e.len())?;
+    let found = ENDINGS.iter().filter(|e| tail.ends_with(**e)).max_by_key(|e| e.len())?;
     let attached = match (*found, vowel_sounding) {
         ("d" | "t", true) => "d".to_string(),
         ("d" | "t" | "sse" | "a" | "i" | "u" | "e", false) => "i".to_string(),
@@ -60,11 +57,7 @@ fn longest_common_block<'a>(a: &'a str, b: &str) -> &'a str {
     let mut cur = vec![0usize; b_chars.len() + 1];
     for (i, &(_, ca)) in a_chars.iter().enumerate() {
         for (j, &cb) in b_chars.iter().enumerate() {
-            cur[j + 1] = if ca == cb && !popular.contains(&cb) {
-                prev[j] + 1
-            } else {
-                0
-            };
+            cur[j + 1] = if ca == cb && !popular.contains(&cb) { prev[j] + 1 } else { 0 };
             if cur[j + 1] > best_len {
                 best_len = cur[j + 1];
                 best_i = i + 1 - best_len;
@@ -100,9 +93,5 @@ fn popular_chars(b: &[char]) -> Vec<char> {
     for &c in b {
         *counts.entry(c).or_default() += 1;
     }
-    counts
-        .into_iter()
-        .filter(|&(_, n)| n > limit)
-        .map(|(c, _)| c)
-        .collect()
+    counts.into_iter().filter(|&(_, n)| n > limit).map(|(c, _)| c).collect()
 }

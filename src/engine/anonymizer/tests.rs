@@ -20,9 +20,7 @@ fn name_validation_messages() {
         err.to_string(),
         "Value 'Hitler Adolf' should be in format ['last_name, first_name']! Are you missing a comma?"
     );
-    assert!(
-        matches!(NameList::parse(&[" Tamm, Mari, X ".into()]), Err(NameError::TooManyCommas(n)) if n == "Tamm, Mari, X")
-    );
+    assert!(matches!(NameList::parse(&[" Tamm, Mari, X ".into()]), Err(NameError::TooManyCommas(n)) if n == "Tamm, Mari, X"));
     let ok = names(&["  Van der Berg ,  Anna "]);
     assert_eq!(
         ok.names()[0],
@@ -37,12 +35,7 @@ fn name_validation_messages() {
 fn casing_upper_and_spaced_forms() {
     let cfg = AnonymizerConfig::default();
     assert_eq!(
-        run(
-            &cfg,
-            &["Tamm, Mari"],
-            "MARI TAMM ja M a r i  T a m m.",
-            &["K.A"]
-        ),
+        run(&cfg, &["Tamm, Mari"], "MARI TAMM ja M a r i  T a m m.", &["K.A"]),
         "K.A ja K.A."
     );
 }
@@ -58,14 +51,8 @@ fn estonian_case_endings_follow_replacer_class() {
         run(&cfg, &["Tamm, Mari"], "Mari Tammele ja Tammega.", &["K.F"]),
         "K.F-ile ja K.F-iga."
     );
-    assert_eq!(
-        run(&cfg, &["Tamm, Mari"], "Tamme auto.", &["K.F"]),
-        "K.F-i auto."
-    );
-    assert_eq!(
-        run(&cfg, &["Tamm, Mari"], "Tamme auto.", &["K.A"]),
-        "K.A auto."
-    );
+    assert_eq!(run(&cfg, &["Tamm, Mari"], "Tamme auto.", &["K.F"]), "K.F-i auto.");
+    assert_eq!(run(&cfg, &["Tamm, Mari"], "Tamme auto.", &["K.A"]), "K.A auto.");
 }
 
 #[test]
@@ -104,48 +91,29 @@ fn auto_adjust_raises_threshold_above_closest_names() {
         ..AnonymizerConfig::default()
     };
     let a = Anonymizer::new(&cfg, &names(&["Smith, John", "Smyth, Jon"]));
-    let closest =
-        jaro::jaro_winkler("Smith", "Smyth").max(jaro::jaro_winkler("John Smith", "Jon Smyth"));
-    assert!(
-        a.threshold() > 0.9 && a.threshold() > closest,
-        "{}",
-        a.threshold()
-    );
+    let closest = jaro::jaro_winkler("Smith", "Smyth").max(jaro::jaro_winkler("John Smith", "Jon Smyth"));
+    assert!(a.threshold() > 0.9 && a.threshold() > closest, "{}", a.threshold());
     let plain = Anonymizer::new(&cfg, &names(&["Tamm, Mari", "Kask, Jüri"]));
     assert_eq!(plain.threshold(), 0.9);
     let off = AnonymizerConfig {
         replace_misspelled_names: false,
         ..cfg
     };
-    assert_eq!(
-        Anonymizer::new(&off, &names(&["Tamm, Mari"])).threshold(),
-        0.9
-    );
+    assert_eq!(Anonymizer::new(&off, &names(&["Tamm, Mari"])).threshold(), 0.9);
 }
 
 #[test]
 fn consistent_replacement_uses_one_draw() {
-    let a = Anonymizer::new(
-        &AnonymizerConfig::default(),
-        &names(&["Tamm, Mari", "Kask, Jüri"]),
-    );
-    let texts: Vec<String> = (0..40)
-        .map(|_| "Mari Tamm ja Jüri Kask".to_string())
-        .collect();
+    let a = Anonymizer::new(&AnonymizerConfig::default(), &names(&["Tamm, Mari", "Kask, Jüri"]));
+    let texts: Vec<String> = (0..40).map(|_| "Mari Tamm ja Jüri Kask".to_string()).collect();
     let out = a.anonymize_texts(&texts, true, None).unwrap();
     assert!(out.iter().all(|o| o == &out[0]));
     let parts: Vec<&str> = out[0].split(" ja ").collect();
     assert_ne!(parts[0], parts[1], "distinct names get distinct initials");
     let varied = a.anonymize_texts(&texts, false, None).unwrap();
-    assert!(
-        varied.iter().any(|o| o != &varied[0]),
-        "per-text draws differ (40 texts)"
-    );
+    assert!(varied.iter().any(|o| o != &varied[0]), "per-text draws differ (40 texts)");
     let fixed = vec![vec!["A.B".to_string(), "C.D".to_string()]];
-    assert_eq!(
-        a.anonymize_texts(&texts[..2], true, Some(&fixed)).unwrap(),
-        vec!["A.B ja C.D"; 2]
-    );
+    assert_eq!(a.anonymize_texts(&texts[..2], true, Some(&fixed)).unwrap(), vec!["A.B ja C.D"; 2]);
 }
 
 #[test]
@@ -153,26 +121,19 @@ fn wrong_replacer_shapes_are_errors() {
     let a = Anonymizer::new(&AnonymizerConfig::default(), &names(&["Tamm, Mari"]));
     assert!(a.anonymize_text("Mari", Some(&[])).is_err());
     let texts = vec!["a".to_string(), "b".to_string()];
-    assert!(a
-        .anonymize_texts(&texts, false, Some(&[vec!["A.B".into()]]))
-        .is_err());
+    assert!(a.anonymize_texts(&texts, false, Some(&[vec!["A.B".into()]])).is_err());
     assert!(a.anonymize_texts(&texts, true, Some(&[vec![]])).is_err());
 }
 
 #[test]
 fn draws_are_distinct_initials() {
     let list: Vec<String> = (0..700).map(|i| format!("Last{i}, First{i}")).collect();
-    let a = Anonymizer::new(
-        &AnonymizerConfig::default(),
-        &NameList::parse(&list).unwrap(),
-    );
+    let a = Anonymizer::new(&AnonymizerConfig::default(), &NameList::parse(&list).unwrap());
     let drawn = a.draw_replacers();
     assert_eq!(drawn.len(), 700);
     let first: std::collections::HashSet<&String> = drawn[..676].iter().collect();
     assert_eq!(first.len(), 676);
-    assert!(drawn
-        .iter()
-        .all(|r| r.len() == 3 && r.as_bytes()[1] == b'.'));
+    assert!(drawn.iter().all(|r| r.len() == 3 && r.as_bytes()[1] == b'.'));
 }
 
 #[test]
@@ -213,13 +174,5 @@ fn odd_input_does_not_panic() {
 
 #[test]
 fn nbsp_is_always_replaced() {
-    assert_eq!(
-        run(
-            &AnonymizerConfig::default(),
-            &["Kask, Jüri"],
-            "a&nbsp;b",
-            &["A.B"]
-        ),
-        "a b"
-    );
+    assert_eq!(run(&AnonymizerConfig::default(), &["Kask, Jüri"], "a&nbsp;b", &["A.B"]), "a b");
 }

@@ -95,9 +95,7 @@ pub(crate) fn word_chars_only(s: &str) -> String {
 
 /// `[p for p in re.split(r"\W", s) if p.strip()]`: the word-character runs of `s`.
 pub(crate) fn word_parts(s: &str) -> Vec<&str> {
-    s.split(|c: char| !is_word(c))
-        .filter(|p| !p.is_empty())
-        .collect()
+    s.split(|c: char| !is_word(c)).filter(|p| !p.is_empty()).collect()
 }
 
 /// `re.sub(r"\W+$", "", s)`: strip the trailing non-word run.

@@ -110,18 +110,11 @@ type Cont<'c, 't> = &'c mut dyn FnMut(usize, &mut Run<'t>) -> bool;
 
 impl Program {
     pub fn new(node: &Node) -> Program {
-        Program {
-            root: compile(node),
-        }
+        Program { root: compile(node) }
     }
 
     /// Leftmost match `[start, end)` (char offsets) starting the search at `from`.
-    pub fn search(
-        &self,
-        text: &[char],
-        from: usize,
-        deadline: Instant,
-    ) -> Result<Option<(usize, usize)>, Aborted> {
+    pub fn search(&self, text: &[char], from: usize, deadline: Instant) -> Result<Option<(usize, usize)>, Aborted> {
         let mut run = Run {
             text,
             anchor: from,
@@ -171,12 +164,7 @@ impl Program {
             Prog::Assert(a) => self.assertion(*a, pos, r, k),
             Prog::Concat(v) => self.seq(v, pos, r, k),
             Prog::Alt(v) => v.iter().any(|alt| self.m(alt, pos, r, k)),
-            Prog::Repeat {
-                prog,
-                min,
-                max,
-                kind,
-            } => self.repeat(prog, *min, *max, *kind, pos, r, k),
+            Prog::Repeat { prog, min, max, kind } => self.repeat(prog, *min, *max, *kind, pos, r, k),
             Prog::Atomic(prog) => self.atomic(prog, pos, r, k),
             Prog::Look {
                 behind,
@@ -194,10 +182,7 @@ impl Program {
                 found != *negated && k(pos, r)
             }
             Prog::Fuzzy { prog, max_cost } => {
-                let outer = r.fuzzy.replace(FuzzyState {
-                    cost: 0,
-                    max: *max_cost,
-                });
+                let outer = r.fuzzy.replace(FuzzyState { cost: 0, max: *max_cost });
                 let found = self.m(prog, pos, r, &mut |e, r| self.end_fuzzy(e, r, k));
                 r.fuzzy = outer;
                 found
@@ -243,12 +228,7 @@ impl Program {
     }
 
     /// Spends one edit (if allowed and `possible`) around `f`, refunding it when `f` fails.
-    fn try_edit<'t>(
-        &self,
-        possible: bool,
-        r: &mut Run<'t>,
-        mut f: impl FnMut(&mut Run<'t>) -> bool,
-    ) -> bool {
+    fn try_edit<'t>(&self, possible: bool, r: &mut Run<'t>, mut f: impl FnMut(&mut Run<'t>) -> bool) -> bool {
         if !possible || !r.can_err() {
             return false;
         }
@@ -260,14 +240,7 @@ impl Program {
         false
     }
 
-    fn string<'t>(
-        &self,
-        items: &[Item],
-        sp: usize,
-        pos: usize,
-        r: &mut Run<'t>,
-        k: Cont<'_, 't>,
-    ) -> bool {
+    fn string<'t>(&self, items: &[Item], sp: usize, pos: usize, r: &mut Run<'t>, k: Cont<'_, 't>) -> bool {
         let (mut sp, mut pos) = (sp, pos);
         while sp < items.len() && pos < r.text.len() && items[sp].matches(r.text[pos]) {
             sp += 1;
@@ -280,10 +253,8 @@ impl Program {
             return false;
         }
         r.depth += 1;
-        let found = self.try_edit(pos < r.text.len(), r, |r| {
-            self.string(items, sp + 1, pos + 1, r, k)
-        }) || (r.may_insert(pos)
-            && self.try_edit(true, r, |r| self.string(items, sp, pos + 1, r, k)))
+        let found = self.try_edit(pos < r.text.len(), r, |r| self.string(items, sp + 1, pos + 1, r, k))
+            || (r.may_insert(pos) && self.try_edit(true, r, |r| self.string(items, sp, pos + 1, r, k)))
             || self.try_edit(true, r, |r| self.string(items, sp + 1, pos, r, k));
         r.depth -= 1;
         found
@@ -316,25 +287,12 @@ impl Program {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn repeat<'t>(
-        &self,
-        p: &Prog,
-        min: u32,
-        max: Option<u32>,
-        kind: RepKind,
-        pos: usize,
-        r: &mut Run<'t>,
-        k: Cont<'_, 't>,
-    ) -> bool {
+    fn repeat<'t>(&self, p: &Prog, min: u32, max: Option<u32>, kind: RepKind, pos: usize, r: &mut Run<'t>, k: Cont<'_, 't>) -> bool {
         if let (Prog::Item(it), None) = (p, r.fuzzy) {
             return self.repeat_item(it, min, max, kind, pos, r, k);
         }
         if kind == RepKind::Possessive {
-            return self.atomic_with(
-                |this, r, k2| this.repeat_n(p, min, max, RepKind::Greedy, 0, pos, r, k2),
-                r,
-                k,
-            );
+            return self.atomic_with(|this, r, k2| this.repeat_n(p, min, max, RepKind::Greedy, 0, pos, r, k2), r, k);
         }
         self.repeat_n(p, min, max, kind, 0, pos, r, k)
     }
@@ -369,22 +327,9 @@ impl Program {
 
     /// Exact repeat of a single-character item: no recursion per character.
     #[allow(clippy::too_many_arguments)]
-    fn repeat_item<'t>(
-        &self,
-        it: &Item,
-        min: u32,
-        max: Option<u32>,
-        kind: RepKind,
-        pos: usize,
-        r: &mut Run<'t>,
-        k: Cont<'_, 't>,
-    ) -> bool {
+    fn repeat_item<'t>(&self, it: &Item, min: u32, max: Option<u32>, kind: RepKind, pos: usize, r: &mut Run<'t>, k: Cont<'_, 't>) -> bool {
         let limit = max.map_or(usize::MAX, |m| m as usize);
-        let n = r.text[pos..]
-            .iter()
-            .take(limit)
-            .take_while(|&&c| it.matches(c))
-            .count();
+        let n = r.text[pos..].iter().take(limit).take_while(|&&c| it.matches(c)).count();
         let min = min as usize;
         if n < min {
             return false;
@@ -401,12 +346,7 @@ impl Program {
     }
 
     /// Runs `inner` to its first success only, then continues with `k` without backtracking into it.
-    fn atomic_with<'t>(
-        &self,
-        inner: impl FnOnce(&Self, &mut Run<'t>, Cont<'_, 't>) -> bool,
-        r: &mut Run<'t>,
-        k: Cont<'_, 't>,
-    ) -> bool {
+    fn atomic_with<'t>(&self, inner: impl FnOnce(&Self, &mut Run<'t>, Cont<'_, 't>) -> bool, r: &mut Run<'t>, k: Cont<'_, 't>) -> bool {
         let saved = r.fuzzy;
         let mut end = None;
         if !inner(self, r, &mut |e, _| {
@@ -424,9 +364,7 @@ impl Program {
 
     fn look_behind<'t>(&self, p: &Prog, width: Option<usize>, pos: usize, r: &mut Run<'t>) -> bool {
         let lowest = width.map_or(0, |w| pos.saturating_sub(w));
-        (lowest..=pos)
-            .rev()
-            .any(|s| !r.aborted && self.m(p, s, r, &mut |e, _| e == pos))
+        (lowest..=pos).rev().any(|s| !r.aborted && self.m(p, s, r, &mut |e, _| e == pos))
     }
 }
 
@@ -453,23 +391,14 @@ fn compile(node: &Node) -> Prog {
         Node::Group(n) => compile(n),
         Node::Concat(v) => Prog::Concat(compile_concat(v)),
         Node::Alt(v) => Prog::Alt(v.iter().map(compile).collect()),
-        Node::Repeat {
-            node,
-            min,
-            max,
-            kind,
-        } => Prog::Repeat {
+        Node::Repeat { node, min, max, kind } => Prog::Repeat {
             prog: Box::new(compile(node)),
             min: *min,
             max: *max,
             kind: *kind,
         },
         Node::Atomic(n) => Prog::Atomic(Box::new(compile(n))),
-        Node::Look {
-            behind,
-            negated,
-            node,
-        } => Prog::Look {
+        Node::Look { behind, negated, node } => Prog::Look {
             behind: *behind,
             negated: *negated,
             prog: Box::new(compile(node)),
@@ -518,12 +447,8 @@ fn max_width(node: &Node) -> Option<usize> {
         Node::Empty | Node::Assert(_) | Node::Look { .. } => Some(0),
         Node::Lit { .. } | Node::Class { .. } => Some(1),
         Node::Group(n) | Node::Atomic(n) => max_width(n),
-        Node::Concat(v) => v
-            .iter()
-            .try_fold(0usize, |acc, n| Some(acc + max_width(n)?)),
-        Node::Alt(v) => v
-            .iter()
-            .try_fold(0usize, |acc, n| Some(acc.max(max_width(n)?))),
+        Node::Concat(v) => v.iter().try_fold(0usize, |acc, n| Some(acc + max_width(n)?)),
+        Node::Alt(v) => v.iter().try_fold(0usize, |acc, n| Some(acc.max(max_width(n)?))),
         Node::Repeat { node, max, .. } => Some(max_width(node)?.checked_mul((*max)? as usize)?),
         Node::Fuzzy { .. } => None,
     }
@@ -538,8 +463,7 @@ mod tests {
     fn find(pattern: &str, text: &str) -> Option<(usize, usize)> {
         let chars: Vec<char> = text.chars().collect();
         let prog = Program::new(&parse(pattern, true).unwrap());
-        prog.search(&chars, 0, Instant::now() + Duration::from_secs(5))
-            .unwrap()
+        prog.search(&chars, 0, Instant::now() + Duration::from_secs(5)).unwrap()
     }
 
     #[test]

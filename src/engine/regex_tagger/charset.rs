@@ -52,15 +52,9 @@ fn set_for_pattern(pattern: &str) -> Arc<CharSet> {
         return set.clone();
     }
     let re = regex::Regex::new(&format!("(?:{})+", pattern)).expect("emitted class is valid");
-    let chars: Vec<char> = re
-        .find_iter(all_chars())
-        .flat_map(|m| m.as_str().chars())
-        .collect();
+    let chars: Vec<char> = re.find_iter(all_chars()).flat_map(|m| m.as_str().chars()).collect();
     let set = Arc::new(CharSet::from_chars(chars));
-    cache
-        .lock()
-        .unwrap()
-        .insert(pattern.to_string(), set.clone());
+    cache.lock().unwrap().insert(pattern.to_string(), set.clone());
     set
 }
 
@@ -98,10 +92,7 @@ mod tests {
         assert!(!is_word('²') && !is_word('½') && !is_word('😀'));
         let space = class_set(
             &Class::Set {
-                items: vec![super::super::syntax::ClassItem::Perl(
-                    super::super::syntax::Perl::Space,
-                    false,
-                )],
+                items: vec![super::super::syntax::ClassItem::Perl(super::super::syntax::Perl::Space, false)],
                 negated: false,
             },
             false,

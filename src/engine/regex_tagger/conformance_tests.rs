@@ -12,14 +12,8 @@ use super::ops::{self, Group, Member};
 use super::{Matcher, MatcherConfig};
 
 const CASE_FILES: [&str; 2] = [
-    concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/conformance/regex_tagger.jsonl"
-    ),
-    concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/conformance/regex_tagger_group.jsonl"
-    ),
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conformance/regex_tagger.jsonl"),
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conformance/regex_tagger_group.jsonl"),
 ];
 
 enum Outcome {
@@ -59,11 +53,7 @@ fn regex_conformance() {
         failures.len(),
         skipped
     );
-    assert!(
-        failures.is_empty(),
-        "{} conformance failures",
-        failures.len()
-    );
+    assert!(failures.is_empty(), "{} conformance failures", failures.len());
 }
 
 fn run_case(case: &Value) -> Outcome {
@@ -84,9 +74,7 @@ fn run_case(case: &Value) -> Outcome {
     let expected = ids.substitute(&case["expected"]);
     let status = case["expected_status"].as_i64().unwrap();
     let actual = match endpoint {
-        "tag_text" | "tag_texts" | "tag_doc" | "multitag_text" => {
-            run_tagger_endpoint(endpoint, &taggers, &request)
-        }
+        "tag_text" | "tag_texts" | "tag_doc" | "multitag_text" => run_tagger_endpoint(endpoint, &taggers, &request),
         _ => run_group_endpoint(endpoint, case, &ids, &taggers, &request),
     };
     compare(status, &expected, actual)
@@ -96,22 +84,13 @@ fn compare(status: i64, expected: &Value, actual: Result<Value, Value>) -> Outco
     match (status, actual) {
         (200, Ok(v)) if &v == expected => Outcome::Pass,
         (400, Err(e)) if keys(&e) == keys(expected) => Outcome::Pass,
-        (_, Ok(v)) => Outcome::Fail(format!(
-            "\n  expected {} {}\n  actual   200 {}",
-            status, expected, v
-        )),
-        (_, Err(e)) => Outcome::Fail(format!(
-            "\n  expected {} {}\n  actual   400 {}",
-            status, expected, e
-        )),
+        (_, Ok(v)) => Outcome::Fail(format!("\n  expected {} {}\n  actual   200 {}", status, expected, v)),
+        (_, Err(e)) => Outcome::Fail(format!("\n  expected {} {}\n  actual   400 {}", status, expected, e)),
     }
 }
 
 fn keys(v: &Value) -> Vec<String> {
-    let mut k: Vec<String> = v
-        .as_object()
-        .map(|m| m.keys().cloned().collect())
-        .unwrap_or_default();
+    let mut k: Vec<String> = v.as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default();
     k.sort();
     k
 }
@@ -119,10 +98,9 @@ fn keys(v: &Value) -> Vec<String> {
 fn run_create(case: &Value) -> Outcome {
     let request = &case["request"];
     let blank_entry = ["lexicon", "counter_lexicon"].iter().any(|f| {
-        request[f].as_array().is_some_and(|a| {
-            a.iter()
-                .any(|e| e.as_str().is_some_and(|s| s.trim().is_empty()))
-        })
+        request[f]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|e| e.as_str().is_some_and(|s| s.trim().is_empty())))
     });
     if blank_entry {
         return Outcome::Skip;
@@ -141,11 +119,7 @@ fn run_create(case: &Value) -> Outcome {
             Err(e) => Err(json!({ e.field: [e.message] })),
         },
     };
-    compare(
-        case["expected_status"].as_i64().unwrap(),
-        &case["expected"],
-        result,
-    )
+    compare(case["expected_status"].as_i64().unwrap(), &case["expected"], result)
 }
 
 /// The choice field holding an invalid value.
@@ -205,15 +179,12 @@ impl Ids {
 }
 
 fn members(taggers: &[Tagger]) -> Vec<Member<'_>> {
-    taggers
-        .iter()
-        .map(|t| (t.id, t.description.as_str(), &t.matcher))
-        .collect()
+    taggers.iter().map(|t| (t.id, t.description.as_str(), &t.matcher)).collect()
 }
 
 /// Validation-layer behaviour for `text`: trimmed, non-blank.
 fn request_text(request: &Value) -> Result<String, Value> {
-    let text = ops::trim_request_text(request["text"].as_str().unwrap_or(""));
+    let text = crate::engine::pytext::strip(request["text"].as_str().unwrap_or(""));
     if text.is_empty() {
         return Err(json!({"text": ["This field may not be blank."]}));
     }
@@ -226,7 +197,7 @@ fn request_texts(request: &Value) -> Result<Vec<String>, Value> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|t| ops::trim_request_text(t.as_str().unwrap()).to_string())
+        .map(|t| crate::engine::pytext::strip(t.as_str().unwrap()).to_string())
         .collect();
     let blank: Map<String, Value> = texts
         .iter()
@@ -248,11 +219,7 @@ fn to_json<T: serde::Serialize>(v: T) -> Value {
     serde_json::to_value(v).unwrap()
 }
 
-fn run_tagger_endpoint(
-    endpoint: &str,
-    taggers: &[Tagger],
-    request: &Value,
-) -> Result<Value, Value> {
+fn run_tagger_endpoint(endpoint: &str, taggers: &[Tagger], request: &Value) -> Result<Value, Value> {
     let t = &taggers[0];
     let (id, tag, m) = (t.id, t.description.as_str(), &t.matcher);
     Ok(match endpoint {
@@ -274,54 +241,26 @@ fn run_tagger_endpoint(
 }
 
 /// Members of each group (ascending tagger id), as (group id, description, members).
-fn groups<'a>(
-    case: &Value,
-    ids: &Ids,
-    taggers: &'a [Tagger],
-) -> Vec<(i64, String, Vec<Member<'a>>)> {
+fn groups<'a>(case: &Value, ids: &Ids, taggers: &'a [Tagger]) -> Vec<(i64, String, Vec<Member<'a>>)> {
     group_specs(case)
         .iter()
         .enumerate()
         .map(|(i, spec)| {
             let spec = ids.substitute(spec);
-            let wanted: Vec<i64> = spec["regex_taggers"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter_map(Value::as_i64)
-                .collect();
-            let members = members(taggers)
-                .into_iter()
-                .filter(|(id, _, _)| wanted.contains(id))
-                .collect();
-            (
-                i as i64 + 1,
-                spec["description"].as_str().unwrap().to_string(),
-                members,
-            )
+            let wanted: Vec<i64> = spec["regex_taggers"].as_array().unwrap().iter().filter_map(Value::as_i64).collect();
+            let members = members(taggers).into_iter().filter(|(id, _, _)| wanted.contains(id)).collect();
+            (i as i64 + 1, spec["description"].as_str().unwrap().to_string(), members)
         })
         .collect()
 }
 
-fn run_group_endpoint(
-    endpoint: &str,
-    case: &Value,
-    ids: &Ids,
-    taggers: &[Tagger],
-    request: &Value,
-) -> Result<Value, Value> {
+fn run_group_endpoint(endpoint: &str, case: &Value, ids: &Ids, taggers: &[Tagger], request: &Value) -> Result<Value, Value> {
     let groups = groups(case, ids, taggers);
     let (gid, gdesc, members) = (groups[0].0, groups[0].1.as_str(), groups[0].2.as_slice());
     Ok(match endpoint {
-        "group_tag_text" => {
-            to_json(ops::group_tag_text(gid, gdesc, members, &request_text(request)?).unwrap())
-        }
-        "group_tag_texts" => {
-            to_json(ops::group_tag_texts(gid, gdesc, members, &request_texts(request)?).unwrap())
-        }
-        "group_tag_doc" => to_json(
-            ops::group_tag_doc(gid, gdesc, members, &request["doc"], &fields(request)).unwrap(),
-        ),
+        "group_tag_text" => to_json(ops::group_tag_text(gid, gdesc, members, &request_text(request)?).unwrap()),
+        "group_tag_texts" => to_json(ops::group_tag_texts(gid, gdesc, members, &request_texts(request)?).unwrap()),
+        "group_tag_doc" => to_json(ops::group_tag_doc(gid, gdesc, members, &request["doc"], &fields(request)).unwrap()),
         "group_multitag_text" => {
             let wanted: Vec<i64> = request["tagger_groups"]
                 .as_array()
@@ -344,11 +283,7 @@ fn apply(case: &Value, gid: i64, gdesc: &str, members: &[Member], request: &Valu
     let selected = |doc_id: &str| match &request["query"]["query"] {
         Value::Null => true,
         q if q.get("match_all").is_some() => true,
-        q => q["ids"]["values"]
-            .as_array()
-            .expect("supported query")
-            .iter()
-            .any(|v| v == doc_id),
+        q => q["ids"]["values"].as_array().expect("supported query").iter().any(|v| v == doc_id),
     };
     let fields = fields(request);
     let docs: Vec<Value> = case["index_documents"]
@@ -363,10 +298,7 @@ fn apply(case: &Value, gid: i64, gdesc: &str, members: &[Member], request: &Valu
             sort_facts(doc)
         })
         .collect();
-    let message = format!(
-        "Started process of applying RegexTaggerGroup with id: {}",
-        gid
-    );
+    let message = format!("Started process of applying RegexTaggerGroup with id: {}", gid);
     let expected_docs: Vec<Value> = case["expected"]["documents_after"]
         .as_array()
         .unwrap()

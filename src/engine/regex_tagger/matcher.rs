@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use super::backtrack::Program;
 use super::syntax::{self, Node};
 use super::{CompileError, Match, MatchError, MatchType, MatcherConfig, Operator};
+use crate::engine::pytext::{is_space, strip};
 
 /// Limit for the compiled size of one `regex`-crate unit.
 const REGEX_SIZE_LIMIT: usize = 64 << 20;
@@ -75,12 +76,7 @@ impl Matcher {
         validate_entries("counter_lexicon", &counter, cfg.ignore_case)?;
         let bodies = expand_slop(&lexicon, cfg);
         let units = match cfg.operator {
-            Operator::Or => vec![Unit::build(
-                &bodies.join("|"),
-                cfg.match_type,
-                cfg,
-                "lexicon",
-            )?],
+            Operator::Or => vec![Unit::build(&bodies.join("|"), cfg.match_type, cfg, "lexicon")?],
             Operator::And => bodies
                 .iter()
                 .map(|b| Unit::build(b, cfg.match_type, cfg, "lexicon"))
@@ -137,9 +133,7 @@ impl Matcher {
                 break;
             }
         }
-        if self.operator == Operator::And
-            && (found_units as f64 / self.units.len() as f64) < self.required_words
-        {
+        if self.operator == Operator::And && (found_units as f64 / self.units.len() as f64) < self.required_words {
             out.clear();
         }
         Ok(out.into_iter().map(|m| to_match(text, m)).collect())
@@ -154,12 +148,12 @@ impl Matcher {
         } else {
             return false;
         };
-        let gap = py_strip(gap);
+        let gap = strip(gap);
         if !self.ignore_punctuation && gap.contains(['.', '!', '?']) {
             return false;
         }
         let words = gap
-            .split(py_isspace)
+            .split(is_space)
             .filter(|w| !w.is_empty() && !matches!(*w, "." | "!" | "?"))
             .count();
         (words as i64) <= self.counter_slop
@@ -167,25 +161,17 @@ impl Matcher {
 }
 
 fn trimmed(entries: &[String]) -> Vec<String> {
-    entries.iter().map(|e| py_strip(e).to_string()).collect()
+    entries.iter().map(|e| strip(e).to_string()).collect()
 }
 
 /// Every entry must compile on its own; errors are listed in the reference's wording.
-fn validate_entries(
-    field: &'static str,
-    entries: &[String],
-    ignore_case: bool,
-) -> Result<(), CompileError> {
+fn validate_entries(field: &'static str, entries: &[String], ignore_case: bool) -> Result<(), CompileError> {
     let errors: Vec<String> = entries
         .iter()
         .filter_map(|e| {
-            syntax::parse(e, ignore_case).err().map(|err| {
-                format!(
-                    "{{'pattern': {}, 'error': {}}}",
-                    py_repr(e),
-                    py_repr(&err.0)
-                )
-            })
+            syntax::parse(e, ignore_case)
+                .err()
+                .map(|err| format!("{{'pattern': {}, 'error': {}}}", py_repr(e), py_repr(&err.0)))
         })
         .collect();
     if errors.is_empty() {
@@ -199,11 +185,7 @@ fn validate_entries(
 
 /// Python `repr` of a string (single quotes unless the text contains one and no double quote).
 fn py_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
+    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
     let mut out = String::from(quote);
     for c in s.chars() {
         match c {
@@ -227,30 +209,16 @@ fn expand_slop(entries: &[String], cfg: &MatcherConfig) -> Vec<String> {
     if cfg.phrase_slop == 0 {
         return entries.to_vec();
     }
-    let token = if cfg.ignore_punctuation {
-        r"\S"
-    } else {
-        "[^!.?;: ]"
-    };
+    let token = if cfg.ignore_punctuation { r"\S" } else { "[^!.?;: ]" };
     let joiner = format!(r"\s*({}+\s+){{,{}}}", token, cfg.phrase_slop);
     entries
         .iter()
-        .map(|e| {
-            e.split(py_isspace)
-                .filter(|w| !w.is_empty())
-                .collect::<Vec<_>>()
-                .join(&joiner)
-        })
+        .map(|e| e.split(is_space).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(&joiner))
         .collect()
 }
 
 impl Unit {
-    fn build(
-        body: &str,
-        match_type: MatchType,
-        cfg: &MatcherConfig,
-        field: &'static str,
-    ) -> Result<Unit, CompileError> {
+    fn build(body: &str, match_type: MatchType, cfg: &MatcherConfig, field: &'static str) -> Result<Unit, CompileError> {
         let error = |message: String| CompileError {
             field,
             message: format!(
@@ -261,8 +229,7 @@ impl Unit {
         };
         let body_ast = syntax::parse(body, cfg.ignore_case).map_err(|e| error(e.0))?;
         if cfg.n_allowed_edits <= 0 && syntax::is_plain(&body_ast) {
-            return Self::fast(&body_ast, match_type, cfg.return_fuzzy_match)
-                .map_err(|e| error(e.to_string()));
+            return Self::fast(&body_ast, match_type, cfg.return_fuzzy_match).map_err(|e| error(e.to_string()));
         }
         let full = full_pattern(body, match_type, cfg);
         let ast = syntax::parse(&full, cfg.ignore_case).map_err(|e| error(e.0))?;
@@ -326,21 +293,14 @@ impl Unit {
             Engine::Backtrack(prog) => {
                 let from = ctx.char_of(pos);
                 let deadline = ctx.deadline;
-                let found = prog
-                    .search(ctx.chars(), from, deadline)
-                    .map_err(|_| MatchError::Timeout)?;
+                let found = prog.search(ctx.chars(), from, deadline).map_err(|_| MatchError::Timeout)?;
                 Ok(found.map(|(s, e)| (ctx.byte_of(s), ctx.byte_of(e))))
             }
         }
     }
 }
 
-fn fast_search(
-    re: &regex::Regex,
-    report: &Report,
-    text: &str,
-    pos: usize,
-) -> Option<(usize, usize)> {
+fn fast_search(re: &regex::Regex, report: &Report, text: &str, pos: usize) -> Option<(usize, usize)> {
     let group1 = |re: &regex::Regex, at: usize| {
         let mut locs = re.capture_locations();
         re.captures_read_at(&mut locs, text, at)?;
@@ -408,8 +368,7 @@ impl<'t> TextCtx<'t> {
     }
 
     fn chars(&mut self) -> &[char] {
-        self.chars
-            .get_or_insert_with(|| self.text.chars().collect())
+        self.chars.get_or_insert_with(|| self.text.chars().collect())
     }
 
     fn byte_of(&mut self, char_idx: usize) -> usize {
@@ -417,12 +376,9 @@ impl<'t> TextCtx<'t> {
             return char_idx;
         }
         let text = self.text;
-        let offsets = self.byte_offsets.get_or_insert_with(|| {
-            text.char_indices()
-                .map(|(b, _)| b)
-                .chain(Some(text.len()))
-                .collect()
-        });
+        let offsets = self
+            .byte_offsets
+            .get_or_insert_with(|| text.char_indices().map(|(b, _)| b).chain(Some(text.len())).collect());
         offsets[char_idx]
     }
 
@@ -478,18 +434,8 @@ fn py_slice(text: &str, a: usize, b: usize) -> &str {
 fn to_match(text: &str, m: Raw) -> Match {
     let raw = py_slice(text, m.bytes.0.min(m.bytes.1), m.bytes.1.max(m.bytes.0));
     Match {
-        str_val: py_strip(raw).to_lowercase(),
+        str_val: strip(raw).to_lowercase(),
         span: [m.chars.0, m.chars.1],
         field: None,
     }
-}
-
-/// Python `str.isspace` for one character.
-pub fn py_isspace(c: char) -> bool {
-    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
-}
-
-/// Python `str.strip()`.
-pub fn py_strip(s: &str) -> &str {
-    s.trim_matches(py_isspace)
 }

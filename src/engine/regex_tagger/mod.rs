@@ -18,7 +18,7 @@ mod conformance_tests;
 #[cfg(test)]
 mod unit_tests;
 
-pub use matcher::{py_isspace, py_strip, Matcher, DEFAULT_TIMEOUT};
+pub use matcher::{Matcher, DEFAULT_TIMEOUT};
 
 /// How lexicon entries are combined.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]

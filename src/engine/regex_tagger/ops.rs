@@ -3,7 +3,7 @@
 //! `serde_json` to the exact wire JSON.
 //!
 //! Input assumption: request `text`/`texts` values are trimmed (Python `str.strip`, see
-//! [`trim_request_text`]) and checked non-blank by the validation layer before they reach these
+//! `crate::engine::pytext::strip`) and checked non-blank by the validation layer before they reach these
 //! functions; spans then refer to the trimmed text. Document field values are never trimmed.
 
 use std::collections::HashSet;
@@ -11,15 +11,10 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{py_strip, Match, MatchError, Matcher};
+use super::{Match, MatchError, Matcher};
 
 /// A group member or standalone tagger: (tagger id, tagger description, matcher).
 pub type Member<'a> = (i64, &'a str, &'a Matcher);
-
-/// Trims a request text exactly like the reference serializer's string field (`str.strip()`).
-pub fn trim_request_text(text: &str) -> &str {
-    py_strip(text)
-}
 
 /// `regex_taggers/{id}/tag_text|tag_texts|tag_doc` result.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -74,34 +69,15 @@ pub struct GroupMultiTagEntry {
 /// A group: (group id, group description, members sorted by tagger id).
 pub type Group<'a> = (i64, &'a str, &'a [Member<'a>]);
 
-pub fn tag_text(
-    id: i64,
-    tag: &str,
-    matcher: &Matcher,
-    text: &str,
-) -> Result<TagResult, MatchError> {
+pub fn tag_text(id: i64, tag: &str, matcher: &Matcher, text: &str) -> Result<TagResult, MatchError> {
     Ok(tag_result(id, tag, matcher.find(text)?))
 }
 
-pub fn tag_texts(
-    id: i64,
-    tag: &str,
-    matcher: &Matcher,
-    texts: &[String],
-) -> Result<Vec<TagResult>, MatchError> {
-    texts
-        .iter()
-        .map(|t| tag_text(id, tag, matcher, t))
-        .collect()
+pub fn tag_texts(id: i64, tag: &str, matcher: &Matcher, texts: &[String]) -> Result<Vec<TagResult>, MatchError> {
+    texts.iter().map(|t| tag_text(id, tag, matcher, t)).collect()
 }
 
-pub fn tag_doc(
-    id: i64,
-    tag: &str,
-    matcher: &Matcher,
-    doc: &Value,
-    fields: &[String],
-) -> Result<TagResult, MatchError> {
+pub fn tag_doc(id: i64, tag: &str, matcher: &Matcher, doc: &Value, fields: &[String]) -> Result<TagResult, MatchError> {
     let flat = flatten(doc);
     Ok(tag_result(id, tag, doc_matches(matcher, &flat, fields)?))
 }
@@ -143,12 +119,7 @@ fn group_tags(members: &[Member], text: &str) -> Result<Vec<GroupTag>, MatchErro
     Ok(tags)
 }
 
-pub fn group_tag_text(
-    group_id: i64,
-    group_tag: &str,
-    members: &[Member],
-    text: &str,
-) -> Result<GroupTagResult, MatchError> {
+pub fn group_tag_text(group_id: i64, group_tag: &str, members: &[Member], text: &str) -> Result<GroupTagResult, MatchError> {
     let tags = group_tags(members, text)?;
     Ok(GroupTagResult {
         tagger_group_id: group_id,
@@ -158,16 +129,8 @@ pub fn group_tag_text(
     })
 }
 
-pub fn group_tag_texts(
-    group_id: i64,
-    group_tag: &str,
-    members: &[Member],
-    texts: &[String],
-) -> Result<GroupTagTextsResult, MatchError> {
-    let tags = texts
-        .iter()
-        .map(|t| group_tags(members, t))
-        .collect::<Result<_, _>>()?;
+pub fn group_tag_texts(group_id: i64, group_tag: &str, members: &[Member], texts: &[String]) -> Result<GroupTagTextsResult, MatchError> {
+    let tags = texts.iter().map(|t| group_tags(members, t)).collect::<Result<_, _>>()?;
     Ok(GroupTagTextsResult {
         tagger_group_id: group_id,
         tagger_group_tag: group_tag.to_string(),
@@ -210,10 +173,7 @@ pub fn group_tag_doc(
 }
 
 /// Groups with at least one matching member, in the given (ascending id) order.
-pub fn group_multitag_text(
-    groups: &[Group],
-    text: &str,
-) -> Result<Vec<GroupMultiTagEntry>, MatchError> {
+pub fn group_multitag_text(groups: &[Group], text: &str) -> Result<Vec<GroupMultiTagEntry>, MatchError> {
     let mut out = Vec::new();
     for &(id, description, members) in groups {
         let tags = group_tags(members, text)?;
@@ -240,10 +200,7 @@ pub fn simple_tag_text(members: &[Member], text: &str) -> Result<Vec<String>, Ma
 }
 
 /// `{group description: [matching tagger descriptions]}` for groups with matches.
-pub fn simple_multitag_text(
-    groups: &[Group],
-    text: &str,
-) -> Result<Map<String, Value>, MatchError> {
+pub fn simple_multitag_text(groups: &[Group], text: &str) -> Result<Map<String, Value>, MatchError> {
     let mut out = Map::new();
     for &(_, description, members) in groups {
         let tags = simple_tag_text(members, text)?;
@@ -257,12 +214,7 @@ pub fn simple_multitag_text(
 /// apply_tagger_group on one document source: appends one fact per member match in each field,
 /// keeps existing facts, removes exact duplicates (keys sorted) and writes `texta_facts` sorted
 /// by canonical JSON. Returns whether the source changed.
-pub fn apply_group_to_doc(
-    group_description: &str,
-    members: &[Member],
-    source: &mut Value,
-    fields: &[String],
-) -> Result<bool, MatchError> {
+pub fn apply_group_to_doc(group_description: &str, members: &[Member], source: &mut Value, fields: &[String]) -> Result<bool, MatchError> {
     let flat = flatten(source);
     let mut facts: Vec<Value> = match source.get("texta_facts") {
         Some(Value::Array(existing)) => existing.clone(),
@@ -295,10 +247,7 @@ fn fact(group: &str, tag: &str, field: &str, span: [usize; 2]) -> Value {
     let mut f = Map::new();
     f.insert("fact".into(), group.into());
     f.insert("str_val".into(), tag.into());
-    f.insert(
-        "spans".into(),
-        format!("[[{}, {}]]", span[0], span[1]).into(),
-    );
+    f.insert("spans".into(), format!("[[{}, {}]]", span[0], span[1]).into());
     f.insert("doc_path".into(), field.into());
     Value::Object(f)
 }
@@ -310,11 +259,7 @@ fn canonical(v: &Value) -> String {
             Value::Object(m) => {
                 let mut keys: Vec<&String> = m.keys().collect();
                 keys.sort();
-                Value::Object(
-                    keys.into_iter()
-                        .map(|k| (k.clone(), sorted(&m[k])))
-                        .collect(),
-                )
+                Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&m[k]))).collect())
             }
             Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
             other => other.clone(),
@@ -353,11 +298,7 @@ pub fn flatten(doc: &Value) -> Map<String, Value> {
 }
 
 /// Matches of one document field; only non-empty strings are matched (as stored, untrimmed).
-fn field_matches(
-    matcher: &Matcher,
-    flat: &Map<String, Value>,
-    field: &str,
-) -> Result<Vec<Match>, MatchError> {
+fn field_matches(matcher: &Matcher, flat: &Map<String, Value>, field: &str) -> Result<Vec<Match>, MatchError> {
     let text = match flat.get(field) {
         Some(Value::String(s)) if !s.is_empty() => s,
         _ => return Ok(Vec::new()),
@@ -369,11 +310,7 @@ fn field_matches(
     Ok(matches)
 }
 
-fn doc_matches(
-    matcher: &Matcher,
-    flat: &Map<String, Value>,
-    fields: &[String],
-) -> Result<Vec<Match>, MatchError> {
+fn doc_matches(matcher: &Matcher, flat: &Map<String, Value>, fields: &[String]) -> Result<Vec<Match>, MatchError> {
     let mut out = Vec::new();
     for field in fields {
         out.extend(field_matches(matcher, flat, field)?);

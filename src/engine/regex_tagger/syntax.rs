@@ -29,7 +29,9 @@ pub enum ClassItem {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Class {
     /// `.`; `dotall` makes it match `\n` too.
-    Any { dotall: bool },
+    Any {
+        dotall: bool,
+    },
     Set {
         items: Vec<ClassItem>,
         negated: bool,
@@ -147,9 +149,7 @@ impl Parser {
     }
 
     fn looking_at(&self, s: &str) -> bool {
-        s.chars()
-            .enumerate()
-            .all(|(i, c)| self.chars.get(self.pos + i) == Some(&c))
+        s.chars().enumerate().all(|(i, c)| self.chars.get(self.pos + i) == Some(&c))
     }
 
     fn parse_all(&mut self) -> Result<Node, SyntaxError> {
@@ -165,11 +165,7 @@ impl Parser {
         while self.eat('|') {
             alts.push(self.parse_concat()?);
         }
-        Ok(if alts.len() == 1 {
-            alts.pop().unwrap()
-        } else {
-            Node::Alt(alts)
-        })
+        Ok(if alts.len() == 1 { alts.pop().unwrap() } else { Node::Alt(alts) })
     }
 
     fn parse_concat(&mut self) -> Result<Node, SyntaxError> {
@@ -202,9 +198,7 @@ impl Parser {
                 ci: self.ci,
             },
             '.' => Node::Class {
-                class: Class::Any {
-                    dotall: self.dotall,
-                },
+                class: Class::Any { dotall: self.dotall },
                 ci: false,
             },
             '^' => Node::Assert(Assertion::Start(self.multiline)),
@@ -219,9 +213,7 @@ impl Parser {
 
     fn parse_group(&mut self) -> Result<Option<Node>, SyntaxError> {
         if !self.eat('?') {
-            return self
-                .group_body(Node::Group as fn(Box<Node>) -> Node)
-                .map(Some);
+            return self.group_body(Node::Group as fn(Box<Node>) -> Node).map(Some);
         }
         if self.eat(':') {
             return self.group_body(Node::Group).map(Some);
@@ -540,8 +532,7 @@ impl Parser {
 
     /// Whether a `{` at the current position (already consumed) starts a counted quantifier.
     fn quantifier_ahead(&self) -> bool {
-        self.brace_body()
-            .is_some_and(|b| parse_counts(&b).is_some())
+        self.brace_body().is_some_and(|b| parse_counts(&b).is_some())
     }
 
     /// The text between a consumed `{` and the next `}`.
@@ -603,12 +594,7 @@ impl Parser {
         Ok(Err(atom))
     }
 
-    fn finish_repeat(
-        &mut self,
-        atom: Node,
-        min: u32,
-        max: Option<u32>,
-    ) -> Result<Node, SyntaxError> {
+    fn finish_repeat(&mut self, atom: Node, min: u32, max: Option<u32>) -> Result<Node, SyntaxError> {
         if matches!(atom, Node::Repeat { .. }) {
             return self.err("multiple repeat");
         }
@@ -639,9 +625,7 @@ fn parse_counts(body: &str) -> Option<(u32, Option<u32>)> {
         if s.is_empty() {
             Some(None)
         } else if s.chars().all(|c| c.is_ascii_digit()) {
-            s.parse::<u64>()
-                .ok()
-                .map(|v| Some(v.min(u32::MAX as u64) as u32))
+            s.parse::<u64>().ok().map(|v| Some(v.min(u32::MAX as u64) as u32))
         } else {
             None
         }
@@ -659,9 +643,7 @@ fn parse_fuzzy(body: &str) -> Option<u32> {
         Some(l) => (false, l),
         None => (true, limit),
     };
-    let valid_terms = terms
-        .chars()
-        .all(|c| c.is_ascii_digit() || "idse+ ".contains(c));
+    let valid_terms = terms.chars().all(|c| c.is_ascii_digit() || "idse+ ".contains(c));
     let n: u32 = limit.trim().parse().ok()?;
     if !valid_terms {
         return None;
@@ -700,10 +682,7 @@ pub fn emit(node: &Node, out: &mut String) {
             Assertion::WordBoundary => r"\b",
             Assertion::NotWordBoundary => r"\B",
         }),
-        Node::Group(n)
-        | Node::Atomic(n)
-        | Node::Fuzzy { node: n, .. }
-        | Node::Look { node: n, .. } => {
+        Node::Group(n) | Node::Atomic(n) | Node::Fuzzy { node: n, .. } | Node::Look { node: n, .. } => {
             out.push_str("(?:");
             emit(n, out);
             out.push(')');
@@ -717,12 +696,7 @@ pub fn emit(node: &Node, out: &mut String) {
                 emit(n, out);
             }
         }
-        Node::Repeat {
-            node,
-            min,
-            max,
-            kind,
-        } => {
+        Node::Repeat { node, min, max, kind } => {
             out.push_str("(?:");
             emit(node, out);
             out.push(')');
@@ -784,15 +758,9 @@ fn emit_class_item(item: &ClassItem, out: &mut String) {
                 Perl::Digit => "d",
             };
             out.push('\\');
-            out.push_str(&if *neg {
-                s.to_uppercase()
-            } else {
-                s.to_string()
-            });
+            out.push_str(&if *neg { s.to_uppercase() } else { s.to_string() });
         }
-        ClassItem::Prop(name, neg) => {
-            write!(out, "\\{}{{{}}}", if *neg { 'P' } else { 'p' }, name).unwrap()
-        }
+        ClassItem::Prop(name, neg) => write!(out, "\\{}{{{}}}", if *neg { 'P' } else { 'p' }, name).unwrap(),
     }
 }
 

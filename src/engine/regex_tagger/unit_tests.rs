@@ -15,11 +15,7 @@ fn matcher(lexicon: &[&str], f: impl FnOnce(&mut MatcherConfig)) -> Matcher {
 }
 
 fn found(m: &Matcher, text: &str) -> Vec<(String, [usize; 2])> {
-    m.find(text)
-        .unwrap()
-        .into_iter()
-        .map(|m| (m.str_val, m.span))
-        .collect()
+    m.find(text).unwrap().into_iter().map(|m| (m.str_val, m.span)).collect()
 }
 
 fn pairs(v: &[(&str, [usize; 2])]) -> Vec<(String, [usize; 2])> {
@@ -31,11 +27,7 @@ fn fuzzy_is_first_match() {
     let m = matcher(&["kass"], |c| c.n_allowed_edits = 1);
     assert_eq!(
         found(&m, "kaas kas kasss xkass"),
-        pairs(&[
-            ("kaas", [0, 4]),
-            ("kas kasss", [5, 14]),
-            ("xkass", [15, 20])
-        ])
+        pairs(&[("kaas", [0, 4]), ("kas kasss", [5, 14]), ("xkass", [15, 20])])
     );
     let exact = matcher(&["kass"], |c| {
         c.n_allowed_edits = 1;
@@ -47,15 +39,9 @@ fn fuzzy_is_first_match() {
 #[test]
 fn spans_are_code_points() {
     let m = matcher(&["õun"], |c| c.match_type = MatchType::Exact);
-    assert_eq!(
-        found(&m, "Õunad ÕUN õun"),
-        pairs(&[("õun", [6, 9]), ("õun", [10, 13])])
-    );
+    assert_eq!(found(&m, "Õunad ÕUN õun"), pairs(&[("õun", [6, 9]), ("õun", [10, 13])]));
     let p = matcher(&["😀"], |_| {});
-    assert_eq!(
-        found(&p, "hi 😀 there 😀x"),
-        pairs(&[("😀", [3, 4]), ("😀x", [11, 13])])
-    );
+    assert_eq!(found(&p, "hi 😀 there 😀x"), pairs(&[("😀", [3, 4]), ("😀x", [11, 13])]));
     let fuzzy = matcher(&["мама"], |c| c.n_allowed_edits = 1);
     assert_eq!(
         found(&fuzzy, "Мама мыла раму, МАМА!"),
@@ -100,10 +86,7 @@ fn match_type_quirks() {
     assert_eq!(found(&sub, "Kassid"), pairs(&[("ass", [1, 4])]));
     let and = matcher(&["kass", "koer"], |c| c.operator = Operator::And);
     assert!(found(&and, "kass").is_empty());
-    assert_eq!(
-        found(&and, "koer ja kass"),
-        pairs(&[("kass", [8, 12]), ("koer", [0, 4])])
-    );
+    assert_eq!(found(&and, "koer ja kass"), pairs(&[("kass", [8, 12]), ("koer", [0, 4])]));
 }
 
 #[test]
@@ -115,8 +98,7 @@ fn compile_errors_name_the_field() {
     let err = Matcher::compile(&cfg).unwrap_err();
     assert_eq!(err.field, "lexicon");
     assert!(
-        err.message
-            .starts_with("Invalid regex pattern(s): [{'pattern': '(', 'error': "),
+        err.message.starts_with("Invalid regex pattern(s): [{'pattern': '(', 'error': "),
         "{}",
         err.message
     );
@@ -135,17 +117,13 @@ fn compile_errors_name_the_field() {
 
 #[test]
 fn catastrophic_patterns_time_out() {
-    let m = matcher(&["(a|aa)+(?=b)c", "(x+x+)+y"], |c| {
-        c.match_type = MatchType::Subword
-    })
-    .with_timeout(Duration::from_millis(200));
+    let m = matcher(&["(a|aa)+(?=b)c", "(x+x+)+y"], |c| c.match_type = MatchType::Subword).with_timeout(Duration::from_millis(200));
     let text = format!("{}!", "a".repeat(5000));
     let start = Instant::now();
     let result = m.find(&text);
     assert!(start.elapsed() < Duration::from_secs(3));
     assert!(matches!(result, Err(MatchError::Timeout)) || result.unwrap().is_empty());
-    let fuzzy = matcher(&[r"(\w+\s?)+z"], |c| c.n_allowed_edits = 3)
-        .with_timeout(Duration::from_millis(200));
+    let fuzzy = matcher(&[r"(\w+\s?)+z"], |c| c.n_allowed_edits = 3).with_timeout(Duration::from_millis(200));
     let start = Instant::now();
     assert_eq!(fuzzy.find(&"word ".repeat(2000)), Err(MatchError::Timeout));
     assert!(start.elapsed() < Duration::from_secs(3));

@@ -1,8 +1,7 @@
 //! Health, the API root, `/rest-auth/...` and `/users/...`.
 use crate::engine::validate::Mode;
 use crate::server::http::{
-    blocking, created, no_content, ok, session_key, AppState, Authed, Body, Ids, MaybeAuthed,
-    Reply, SESSION_COOKIE,
+    blocking, created, no_content, ok, session_key, AppState, Authed, Body, Ids, MaybeAuthed, Reply, SESSION_COOKIE,
 };
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue};
@@ -16,34 +15,23 @@ pub fn routes() -> Router<AppState> {
         .route("/api/v1", get(api_root))
         .route("/api/v1/health", get(health))
         .route("/api/v1/rest-auth/registration", post(register))
-        .route(
-            "/api/v1/rest-auth/registration/verify-email",
-            post(verify_email),
-        )
+        .route("/api/v1/rest-auth/registration/verify-email", post(verify_email))
         .route("/api/v1/rest-auth/login", post(login))
         .route("/api/v1/rest-auth/logout", post(logout))
         .route("/api/v1/rest-auth/user", get(me).put(put_me).patch(put_me))
         .route("/api/v1/rest-auth/password/change", post(change_password))
         .route("/api/v1/rest-auth/password/reset", post(reset_password))
-        .route(
-            "/api/v1/rest-auth/password/reset/confirm",
-            post(confirm_reset),
-        )
+        .route("/api/v1/rest-auth/password/reset/confirm", post(confirm_reset))
         .route("/api/v1/users", get(list_users))
         .route(
             "/api/v1/users/{id}",
-            get(get_user)
-                .put(update_user)
-                .patch(update_user)
-                .delete(delete_user),
+            get(get_user).put(update_user).patch(update_user).delete(delete_user),
         )
 }
 
 async fn api_root(Authed(ctx): Authed) -> Reply {
     let b = &ctx.base_url;
-    ok(
-        json!({"projects": format!("{b}/projects/"), "users": format!("{b}/users/"), "core_variables": format!("{b}/core_variables/")}),
-    )
+    ok(json!({"projects": format!("{b}/projects/"), "users": format!("{b}/users/"), "core_variables": format!("{b}/core_variables/")}))
 }
 
 async fn health(State(s): State<AppState>) -> Reply {
@@ -52,9 +40,7 @@ async fn health(State(s): State<AppState>) -> Reply {
 
 /// A token response that also starts a browser session (cookie).
 fn with_session(mut resp: Response, session: String) -> Response {
-    if let Ok(v) = HeaderValue::from_str(&format!(
-        "{SESSION_COOKIE}={session}; Path=/; HttpOnly; SameSite=Lax"
-    )) {
+    if let Ok(v) = HeaderValue::from_str(&format!("{SESSION_COOKIE}={session}; Path=/; HttpOnly; SameSite=Lax")) {
         resp.headers_mut().append(header::SET_COOKIE, v);
     }
     resp
@@ -82,18 +68,12 @@ async fn login(State(s): State<AppState>, Body(b): Body) -> Reply {
     Ok(with_session(ok(token)?, session))
 }
 
-async fn logout(
-    State(s): State<AppState>,
-    MaybeAuthed(user): MaybeAuthed,
-    headers: HeaderMap,
-) -> Reply {
+async fn logout(State(s): State<AppState>, MaybeAuthed(user): MaybeAuthed, headers: HeaderMap) -> Reply {
     let session = session_key(&headers);
     let detail = blocking(&s, move |e| e.logout(user.as_ref(), session.as_deref())).await?;
     let mut resp = ok(detail)?;
-    resp.headers_mut().append(
-        header::SET_COOKIE,
-        HeaderValue::from_static("sessionid=; Path=/; Max-Age=0"),
-    );
+    resp.headers_mut()
+        .append(header::SET_COOKIE, HeaderValue::from_static("sessionid=; Path=/; Max-Age=0"));
     Ok(resp.into_response())
 }
 
@@ -125,12 +105,7 @@ async fn get_user(State(s): State<AppState>, Authed(ctx): Authed, Ids(ids): Ids)
     ok(blocking(&s, move |e| e.get_user(&ctx, ids[0])).await?)
 }
 
-async fn update_user(
-    State(s): State<AppState>,
-    Authed(ctx): Authed,
-    Ids(ids): Ids,
-    Body(b): Body,
-) -> Reply {
+async fn update_user(State(s): State<AppState>, Authed(ctx): Authed, Ids(ids): Ids, Body(b): Body) -> Reply {
     ok(blocking(&s, move |e| e.update_user(&ctx, ids[0], &b)).await?)
 }
 

@@ -15,12 +15,6 @@ pub fn routes() -> Router<AppState> {
         update_anonymizer,
         delete_anonymizer
     )
-    .route(
-        &format!("{a}/{{id}}/anonymize_text"),
-        action!(anonymize_text, 0, 1),
-    )
-    .route(
-        &format!("{a}/{{id}}/anonymize_texts"),
-        action!(anonymize_texts, 0, 1),
-    )
+    .route(&format!("{a}/{{id}}/anonymize_text"), action!(anonymize_text, 0, 1))
+    .route(&format!("{a}/{{id}}/anonymize_texts"), action!(anonymize_texts, 0, 1))
 }

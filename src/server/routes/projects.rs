@@ -1,8 +1,6 @@
 //! `/projects/...` and the task reads.
 use super::accounts::mode_of;
-use crate::server::http::{
-    blocking, created, no_content, ok, AppState, Authed, Body, Ids, Query, Reply,
-};
+use crate::server::http::{blocking, created, no_content, ok, AppState, Authed, Body, Ids, Query, Reply};
 use axum::extract::State;
 use axum::http::Method;
 use axum::routing::get;
@@ -11,10 +9,7 @@ use axum::Router;
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/api/v1/projects", get(list).post(create))
-        .route(
-            "/api/v1/projects/{pk}",
-            get(retrieve).put(update).patch(update).delete(destroy),
-        )
+        .route("/api/v1/projects/{pk}", get(retrieve).put(update).patch(update).delete(destroy))
         .route("/api/v1/projects/{pk}/get_indices", get(get_indices))
         .route("/api/v1/projects/{pk}/get_fields", get(get_fields))
         .route("/api/v1/tasks", get(list_tasks))
@@ -33,13 +28,7 @@ async fn retrieve(State(s): State<AppState>, Authed(ctx): Authed, Ids(ids): Ids)
     ok(blocking(&s, move |e| e.get_project(&ctx, ids[0])).await?)
 }
 
-async fn update(
-    State(s): State<AppState>,
-    Authed(ctx): Authed,
-    Ids(ids): Ids,
-    method: Method,
-    Body(b): Body,
-) -> Reply {
+async fn update(State(s): State<AppState>, Authed(ctx): Authed, Ids(ids): Ids, method: Method, Body(b): Body) -> Reply {
     let mode = mode_of(&method);
     ok(blocking(&s, move |e| e.update_project(&ctx, ids[0], &b, mode)).await?)
 }

@@ -28,38 +28,14 @@ pub fn routes() -> Router<AppState> {
     Router::new()
         .merge(taggers)
         .merge(groups)
-        .route(
-            &format!("{t}/multitag_text"),
-            action!(regex_multitag_text, 0),
-        )
-        .route(
-            &format!("{t}/{{id}}/tag_text"),
-            action!(regex_tag_text, 0, 1),
-        )
-        .route(
-            &format!("{t}/{{id}}/tag_texts"),
-            action!(regex_tag_texts, 0, 1),
-        )
+        .route(&format!("{t}/multitag_text"), action!(regex_multitag_text, 0))
+        .route(&format!("{t}/{{id}}/tag_text"), action!(regex_tag_text, 0, 1))
+        .route(&format!("{t}/{{id}}/tag_texts"), action!(regex_tag_texts, 0, 1))
         .route(&format!("{t}/{{id}}/tag_doc"), action!(regex_tag_doc, 0, 1))
-        .route(
-            &format!("{g}/multitag_text"),
-            action!(group_multitag_text, 0),
-        )
-        .route(
-            &format!("{g}/simple_multitag_text"),
-            action!(group_simple_multitag_text, 0),
-        )
-        .route(
-            &format!("{g}/{{id}}/tag_text"),
-            action!(group_tag_text, 0, 1),
-        )
-        .route(
-            &format!("{g}/{{id}}/tag_texts"),
-            action!(group_tag_texts, 0, 1),
-        )
+        .route(&format!("{g}/multitag_text"), action!(group_multitag_text, 0))
+        .route(&format!("{g}/simple_multitag_text"), action!(group_simple_multitag_text, 0))
+        .route(&format!("{g}/{{id}}/tag_text"), action!(group_tag_text, 0, 1))
+        .route(&format!("{g}/{{id}}/tag_texts"), action!(group_tag_texts, 0, 1))
         .route(&format!("{g}/{{id}}/tag_doc"), action!(group_tag_doc, 0, 1))
-        .route(
-            &format!("{g}/{{id}}/simple_tag_text"),
-            action!(group_simple_tag_text, 0, 1),
-        )
+        .route(&format!("{g}/{{id}}/simple_tag_text"), action!(group_simple_tag_text, 0, 1))
 }
