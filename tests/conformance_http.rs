@@ -29,6 +29,9 @@ const IMPLEMENTED: &[&str] = &[
     "regex_taggers",
     "regex_tagger_groups",
     "anonymizers",
+    "mlp",
+    "dataset_imports",
+    "apply_tagger_group",
 ];
 
 /// Every resource-kind segment that gates a scenario until it is in [`IMPLEMENTED`].
@@ -55,11 +58,7 @@ const GATED: &[&str] = &[
 ];
 
 fn scenarios_path() -> String {
-    concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/conformance/http/scenarios.json"
-    )
-    .to_string()
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conformance/http/scenarios.json").to_string()
 }
 
 /// The first gated, not implemented segment among the scenario's step paths.
@@ -129,11 +128,7 @@ impl Vars {
                 Value::String(self.text(s, false))
             }
             Value::Array(a) => Value::Array(a.iter().map(|x| self.value(x)).collect()),
-            Value::Object(o) => Value::Object(
-                o.iter()
-                    .map(|(k, x)| (self.text(k, false), self.value(x)))
-                    .collect(),
-            ),
+            Value::Object(o) => Value::Object(o.iter().map(|(k, x)| (self.text(k, false), self.value(x))).collect()),
             other => other.clone(),
         }
     }
@@ -163,14 +158,8 @@ fn at<'a>(body: &'a Value, path: &str) -> Option<&'a Value> {
 fn json_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).map_or(false, |w| json_eq(v, w)))
-        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q)),
+        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).map_or(false, |w| json_eq(v, w))),
         _ => a == b,
     }
 }
@@ -228,20 +217,18 @@ fn multipart(mp: &Value) -> (String, Vec<u8>) {
     let boundary = "----ta-conformance-boundary-7f3a9c";
     let mut out = Vec::new();
     for (name, v) in mp["fields"].as_object().into_iter().flatten() {
-        out.extend_from_slice(
-            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n")
-                .as_bytes(),
-        );
+        out.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n").as_bytes());
         out.extend_from_slice(Vars::text_of(v).as_bytes());
         out.extend_from_slice(b"\r\n");
     }
     for (name, f) in mp["files"].as_object().into_iter().flatten() {
         let filename = f["filename"].as_str().unwrap_or("file");
-        let ct = f["content_type"]
-            .as_str()
-            .unwrap_or("application/octet-stream");
+        let ct = f["content_type"].as_str().unwrap_or("application/octet-stream");
         out.extend_from_slice(
-            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{filename}\"\r\nContent-Type: {ct}\r\n\r\n").as_bytes(),
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{filename}\"\r\nContent-Type: {ct}\r\n\r\n"
+            )
+            .as_bytes(),
         );
         out.extend_from_slice(f["content"].as_str().unwrap_or("").as_bytes());
         out.extend_from_slice(b"\r\n");
@@ -257,37 +244,22 @@ fn build_request(step: &Value, vars: &Vars) -> Req {
     for (k, v) in step["headers"].as_object().into_iter().flatten() {
         headers.push((k.clone(), vars.text(&Vars::text_of(v), false)));
     }
-    if !headers
-        .iter()
-        .any(|(k, _)| k.eq_ignore_ascii_case("accept"))
-    {
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("accept")) {
         headers.push(("Accept".into(), "application/json".into()));
     }
     let body = if let Some(b) = step.get("body") {
-        Some((
-            "application/json".to_string(),
-            serde_json::to_vec(&vars.value(b)).unwrap(),
-        ))
+        Some(("application/json".to_string(), serde_json::to_vec(&vars.value(b)).unwrap()))
     } else if let Some(form) = step.get("form") {
         let mut ser = form_urlencoded::Serializer::new(String::new());
         for pair in vars.value(form).as_array().into_iter().flatten() {
             ser.append_pair(&Vars::text_of(&pair[0]), &Vars::text_of(&pair[1]));
         }
-        Some((
-            "application/x-www-form-urlencoded".to_string(),
-            ser.finish().into_bytes(),
-        ))
+        Some(("application/x-www-form-urlencoded".to_string(), ser.finish().into_bytes()))
     } else if let Some(mp) = step.get("multipart") {
         Some(multipart(&vars.value(mp)))
     } else if let Some(raw) = step.get("raw_body") {
-        let ct = step["content_type"]
-            .as_str()
-            .unwrap_or("application/octet-stream")
-            .to_string();
-        Some((
-            ct,
-            vars.text(raw.as_str().unwrap_or(""), false).into_bytes(),
-        ))
+        let ct = step["content_type"].as_str().unwrap_or("application/octet-stream").to_string();
+        Some((ct, vars.text(raw.as_str().unwrap_or(""), false).into_bytes()))
     } else {
         None
     };
@@ -344,12 +316,7 @@ fn check(step: &Value, got: &Got, vars: &Vars) -> Vec<String> {
     let mut errs = Vec::new();
     let null = Value::Null;
     let body = got.json.as_ref().unwrap_or(&null);
-    let body_text = || {
-        String::from_utf8_lossy(&got.raw)
-            .chars()
-            .take(600)
-            .collect::<String>()
-    };
+    let body_text = || String::from_utf8_lossy(&got.raw).chars().take(600).collect::<String>();
     let need_json = |what: &str, errs: &mut Vec<String>| {
         if got.json.is_none() {
             errs.push(format!("{what}: body is not JSON: {:?}", body_text()));
@@ -361,11 +328,7 @@ fn check(step: &Value, got: &Got, vars: &Vars) -> Vec<String> {
 
     if let Some(s) = step.get("expect_status").and_then(Value::as_u64) {
         if got.status as u64 != s {
-            errs.push(format!(
-                "status: expected {s}, got {} (body {})",
-                got.status,
-                body_text()
-            ));
+            errs.push(format!("status: expected {s}, got {} (body {})", got.status, body_text()));
         }
     }
     if let Some(list) = step.get("expect_status_in").and_then(Value::as_array) {
@@ -382,11 +345,7 @@ fn check(step: &Value, got: &Got, vars: &Vars) -> Vec<String> {
         if need_json("expect_body", &mut errs) {
             let exp = vars.value(exp);
             if !json_eq(&exp, body) {
-                errs.push(format!(
-                    "body:\n      expected {}\n      got      {}",
-                    show(&exp),
-                    show(body)
-                ));
+                errs.push(format!("body:\n      expected {}\n      got      {}", show(&exp), show(body)));
             }
         }
     }
@@ -410,44 +369,21 @@ fn check(step: &Value, got: &Got, vars: &Vars) -> Vec<String> {
     if let Some(keys) = step.get("expect_keys_subset").and_then(Value::as_array) {
         match body.as_object() {
             Some(o) => {
-                let missing: Vec<String> = keys
-                    .iter()
-                    .map(Vars::text_of)
-                    .filter(|k| !o.contains_key(k))
-                    .collect();
+                let missing: Vec<String> = keys.iter().map(Vars::text_of).filter(|k| !o.contains_key(k)).collect();
                 if !missing.is_empty() {
-                    errs.push(format!(
-                        "keys subset: missing {missing:?} in {}",
-                        show(body)
-                    ));
+                    errs.push(format!("keys subset: missing {missing:?} in {}", show(body)));
                 }
             }
-            None => errs.push(format!(
-                "keys subset: body is not an object: {}",
-                body_text()
-            )),
+            None => errs.push(format!("keys subset: body is not an object: {}", body_text())),
         }
     }
-    let map = |name: &str| -> Map<String, Value> {
-        step.get(name)
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default()
-    };
+    let map = |name: &str| -> Map<String, Value> { step.get(name).and_then(Value::as_object).cloned().unwrap_or_default() };
     for (path, exp) in map("expect_values") {
         let exp = vars.value(&exp);
         match at(body, &path) {
             Some(v) if json_eq(v, &exp) => {}
-            Some(v) => errs.push(format!(
-                "value at {path}: expected {}, got {}",
-                show(&exp),
-                show(v)
-            )),
-            None => errs.push(format!(
-                "value at {path}: missing (expected {}) in {}",
-                show(&exp),
-                show(body)
-            )),
+            Some(v) => errs.push(format!("value at {path}: expected {}, got {}", show(&exp), show(v))),
+            None => errs.push(format!("value at {path}: missing (expected {}) in {}", show(&exp), show(body))),
         }
     }
     for (path, ty) in map("expect_types") {
@@ -455,10 +391,7 @@ fn check(step: &Value, got: &Got, vars: &Vars) -> Vec<String> {
         match at(body, &path) {
             Some(v) if type_ok(v, ty) => {}
             Some(v) => errs.push(format!("type at {path}: expected {ty}, got {}", show(v))),
-            None => errs.push(format!(
-                "type at {path}: missing (expected {ty}) in {}",
-                show(body)
-            )),
+            None => errs.push(format!("type at {path}: missing (expected {ty}) in {}", show(body))),
         }
     }
     for (path, n) in map("expect_len") {
@@ -468,10 +401,7 @@ fn check(step: &Value, got: &Got, vars: &Vars) -> Vec<String> {
             _ => None,
         };
         if len.map(|l| l as u64) != n.as_u64() {
-            errs.push(format!(
-                "length at {path}: expected {n}, got {len:?} in {}",
-                show(body)
-            ));
+            errs.push(format!("length at {path}: expected {n}, got {len:?} in {}", show(body)));
         }
     }
     for (path, pat) in map("expect_patterns") {
@@ -503,10 +433,7 @@ fn check(step: &Value, got: &Got, vars: &Vars) -> Vec<String> {
                 show(&el),
                 show(&Value::Array(a.clone()))
             )),
-            None => errs.push(format!(
-                "contains at {path}: not an array in {}",
-                show(body)
-            )),
+            None => errs.push(format!("contains at {path}: not an array in {}", show(body))),
         }
     }
     for (path, subs) in map("expect_not_contains") {
@@ -519,32 +446,19 @@ fn check(step: &Value, got: &Got, vars: &Vars) -> Vec<String> {
                     }
                 }
             }
-            None => errs.push(format!(
-                "not-contains at {path}: not a string in {}",
-                show(body)
-            )),
+            None => errs.push(format!("not-contains at {path}: not a string in {}", show(body))),
         }
     }
     for (path, other) in map("expect_not_equal") {
         let other = vars.value(&other);
         match at(body, &path) {
             Some(v) if !json_eq(v, &other) => {}
-            v => errs.push(format!(
-                "not-equal at {path}: got {}",
-                v.map_or("missing".into(), show)
-            )),
+            v => errs.push(format!("not-equal at {path}: got {}", v.map_or("missing".into(), show))),
         }
     }
     if let Some(ct) = step.get("expect_content_type").and_then(Value::as_str) {
-        if !got
-            .content_type
-            .to_ascii_lowercase()
-            .starts_with(&ct.to_ascii_lowercase())
-        {
-            errs.push(format!(
-                "content type: expected {ct}, got {:?}",
-                got.content_type
-            ));
+        if !got.content_type.to_ascii_lowercase().starts_with(&ct.to_ascii_lowercase()) {
+            errs.push(format!("content type: expected {ct}, got {:?}", got.content_type));
         }
     }
     errs
@@ -570,13 +484,7 @@ fn run_step(server: &Server, step: &Value, vars: &mut Vars, base: &str) -> (Req,
             .json
             .as_ref()
             .and_then(|b| at(b, path))
-            .map_or(false, |v| {
-                until["in"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .any(|w| json_eq(v, w))
-            });
+            .map_or(false, |v| until["in"].as_array().into_iter().flatten().any(|w| json_eq(v, w)));
         if done {
             break got;
         }
@@ -593,15 +501,10 @@ fn run_step(server: &Server, step: &Value, vars: &mut Vars, base: &str) -> (Req,
                 )],
             );
         }
-        std::thread::sleep(Duration::from_secs_f64(
-            poll["interval_s"].as_f64().unwrap_or(1.0),
-        ));
+        std::thread::sleep(Duration::from_secs_f64(poll["interval_s"].as_f64().unwrap_or(1.0)));
     };
     let errs = check(step, &got, vars);
-    if let (Some(save), Some(body)) = (
-        step.get("save").and_then(Value::as_object),
-        got.json.as_ref(),
-    ) {
+    if let (Some(save), Some(body)) = (step.get("save").and_then(Value::as_object), got.json.as_ref()) {
         for (name, path) in save {
             match at(body, path.as_str().unwrap_or("$")) {
                 Some(v) => {
@@ -620,21 +523,15 @@ fn run_step(server: &Server, step: &Value, vars: &mut Vars, base: &str) -> (Req,
 
 #[test]
 fn http_conformance() {
-    let text = std::fs::read_to_string(scenarios_path())
-        .expect("shared/conformance/http/scenarios.json is readable");
-    let scenarios: Vec<Value> =
-        serde_json::from_str(&text).expect("scenarios.json is a JSON array");
+    let text = std::fs::read_to_string(scenarios_path()).expect("shared/conformance/http/scenarios.json is readable");
+    let scenarios: Vec<Value> = serde_json::from_str(&text).expect("scenarios.json is a JSON array");
     let skip_index = std::env::var("TA_CONFORMANCE_SKIP_INDEX").map_or(false, |v| v == "1");
 
     let server = Server::start();
     let base = server.base.clone();
     let mut vars = Vars::new();
-    vars.map
-        .insert("base_url".into(), Value::String(base.clone()));
-    vars.map.insert(
-        "admin_password".into(),
-        Value::String(ADMIN_PASSWORD.into()),
-    );
+    vars.map.insert("base_url".into(), Value::String(base.clone()));
+    vars.map.insert("admin_password".into(), Value::String(ADMIN_PASSWORD.into()));
     let run_id = format!(
         "r{:x}",
         std::time::SystemTime::now()
@@ -655,11 +552,7 @@ fn http_conformance() {
             skip_lines.push(format!("  skipped {name}: `{kind}` not implemented"));
             continue;
         }
-        if skip_index
-            && sc["tags"]
-                .as_array()
-                .map_or(false, |t| t.iter().any(|x| x == "index"))
-        {
+        if skip_index && sc["tags"].as_array().map_or(false, |t| t.iter().any(|x| x == "index")) {
             skipped += 1;
             skip_lines.push(format!("  skipped {name}: tagged index"));
             continue;
@@ -702,17 +595,10 @@ fn http_conformance() {
 fn runner_rules() {
     let mut vars = Vars::new();
     vars.map.insert("pk".into(), Value::from(7));
-    vars.map
-        .insert("base_url".into(), Value::String("http://h:1/api/v1".into()));
+    vars.map.insert("base_url".into(), Value::String("http://h:1/api/v1".into()));
     assert_eq!(vars.value(&Value::String("{pk}".into())), Value::from(7));
-    assert_eq!(
-        vars.value(&Value::String("p{pk}".into())),
-        Value::String("p7".into())
-    );
-    assert_eq!(
-        vars.text("{base_url}/x/{unknown}", false),
-        "http://h:1/api/v1/x/{unknown}"
-    );
+    assert_eq!(vars.value(&Value::String("p{pk}".into())), Value::String("p7".into()));
+    assert_eq!(vars.text("{base_url}/x/{unknown}", false), "http://h:1/api/v1/x/{unknown}");
     assert_eq!(vars.text("^{base_url}/$", true), r"^http://h:1/api/v1/$");
     let body: Value = serde_json::json!({"tags": [{"a": 1}, {"b": [5, 6]}]});
     assert_eq!(at(&body, "tags.1.b.1"), Some(&Value::from(6)));
@@ -722,17 +608,9 @@ fn runner_rules() {
         &serde_json::json!({"x": 1, "y": [1.0]}),
         &serde_json::json!({"y": [1], "x": 1.0})
     ));
-    assert!(!json_eq(
-        &serde_json::json!([1, 2]),
-        &serde_json::json!([2, 1])
-    ));
-    assert!(!json_eq(
-        &serde_json::json!({"x": 1}),
-        &serde_json::json!({"x": 1, "y": 2})
-    ));
-    assert!(
-        type_ok(&serde_json::json!(3.0), "integer") && !type_ok(&serde_json::json!(3.5), "integer")
-    );
+    assert!(!json_eq(&serde_json::json!([1, 2]), &serde_json::json!([2, 1])));
+    assert!(!json_eq(&serde_json::json!({"x": 1}), &serde_json::json!({"x": 1, "y": 2})));
+    assert!(type_ok(&serde_json::json!(3.0), "integer") && !type_ok(&serde_json::json!(3.5), "integer"));
     assert!(type_ok(&Value::Null, "string|null"));
     assert!(missing_kind(&serde_json::json!({"steps": [{"path": "/projects/1/"}]})).is_none());
 }

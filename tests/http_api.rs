@@ -22,14 +22,7 @@ fn detail(msg: &str) -> Value {
 }
 
 /// A user object as the API renders it, after [`normalize`].
-fn user_body(
-    base: &str,
-    id: i64,
-    username: &str,
-    email: &str,
-    superuser: bool,
-    logged_in: bool,
-) -> Value {
+fn user_body(base: &str, id: i64, username: &str, email: &str, superuser: bool, logged_in: bool) -> Value {
     json!({
         "url": format!("{base}/users/{id}/"), "id": id, "username": username, "email": email,
         "date_joined": "<ts>", "is_superuser": superuser, "last_login": if logged_in { json!("<ts>") } else { Value::Null },
@@ -85,18 +78,12 @@ fn health_shape_both_generations() {
         assert_eq!(h["gpu"], h["host"]["gpu"]);
         assert!(h["gpu"]["count"].is_u64() && h["gpu"]["devices"].is_array());
         assert_eq!(h["active_tasks"], json!(0));
-        assert_eq!(
-            h["toolkit"],
-            json!({"version": h["version"], "active_tasks": 0})
-        );
+        assert_eq!(h["toolkit"], json!({"version": h["version"], "active_tasks": 0}));
         assert_eq!(h["version"], json!(env!("CARGO_PKG_VERSION")));
         assert_eq!(h["services"]["redis"], json!({"alive": true}));
         assert_eq!(h["services"]["elastic"], h["elastic"]);
         for svc in ["elastic", "mlp"] {
-            assert!(
-                h[svc]["url"].is_string() && h[svc]["alive"].is_boolean(),
-                "{svc}: {h}"
-            );
+            assert!(h[svc]["url"].is_string() && h[svc]["alive"].is_boolean(), "{svc}: {h}");
             // `status` is present exactly when the service is alive.
             assert_eq!(
                 h[svc].get("status").is_some(),
@@ -115,11 +102,7 @@ fn health_methods_and_tokens() {
     for m in ["POST", "PUT", "PATCH", "DELETE"] {
         let r = s.call(m, "/health/", None, None);
         r.expect(405, detail(&format!("Method \"{m}\" not allowed.")));
-        assert!(
-            r.header("allow").contains("GET"),
-            "Allow header lists GET: {:?}",
-            r.headers
-        );
+        assert!(r.header("allow").contains("GET"), "Allow header lists GET: {:?}", r.headers);
     }
     // A bad token fails even on an open endpoint; a good one is fine.
     s.get("/health/", Some("0000000000000000000000000000000000000000"))
@@ -135,26 +118,16 @@ fn health_methods_and_tokens() {
 #[test]
 fn registration_login_and_user() {
     let s = Server::start();
-    let r = register_raw(
-        &s,
-        reg("alice", "alice@example.com", USER_PASSWORD, USER_PASSWORD),
-    );
+    let r = register_raw(&s, reg("alice", "alice@example.com", USER_PASSWORD, USER_PASSWORD));
     let key = r.ok(201)["key"].as_str().unwrap().to_string();
     assert!(common::is_token(&key), "key is 40 lower-case hex: {key}");
     assert_eq!(normalize(&r.json()), json!({"key": "<token>"}));
-    assert!(
-        r.header("set-cookie").starts_with("sessionid="),
-        "registration starts a session"
-    );
+    assert!(r.header("set-cookie").starts_with("sessionid="), "registration starts a session");
     assert!(r.header("content-type").starts_with("application/json"));
 
     // Login returns the same token, by username or by e-mail.
-    s.post(
-        "/rest-auth/login/",
-        None,
-        &json!({"username": "alice", "password": USER_PASSWORD}),
-    )
-    .expect(200, json!({"key": key}));
+    s.post("/rest-auth/login/", None, &json!({"username": "alice", "password": USER_PASSWORD}))
+        .expect(200, json!({"key": key}));
     s.post(
         "/rest-auth/login/",
         None,
@@ -163,10 +136,7 @@ fn registration_login_and_user() {
     .expect(200, json!({"key": key}));
 
     let me = s.get("/rest-auth/user/", Some(&key)).ok(200);
-    assert_eq!(
-        normalize(&me),
-        user_body(&s.base, 2, "alice", "alice@example.com", false, true)
-    );
+    assert_eq!(normalize(&me), user_body(&s.base, 2, "alice", "alice@example.com", false, true));
     assert!(
         common::is_timestamp(me["date_joined"].as_str().unwrap()),
         "UTC, microseconds, Z: {me}"
@@ -174,25 +144,13 @@ fn registration_login_and_user() {
 
     // The admin is user 1, a superuser.
     let at = s.admin_token();
-    assert_eq!(
-        normalize(&s.me(&at)),
-        user_body(&s.base, 1, "admin", "", true, true)
-    );
+    assert_eq!(normalize(&s.me(&at)), user_body(&s.base, 1, "admin", "", true, true));
 
     // The session cookie authenticates too.
-    let login = s.post(
-        "/rest-auth/login/",
-        None,
-        &json!({"username": "alice", "password": USER_PASSWORD}),
-    );
+    let login = s.post("/rest-auth/login/", None, &json!({"username": "alice", "password": USER_PASSWORD}));
     let cookie = login.header("set-cookie");
     let session = cookie.split(';').next().unwrap().to_string();
-    let r = Resp::from(
-        s.request("GET", "/rest-auth/user/")
-            .header("Cookie", session)
-            .send()
-            .unwrap(),
-    );
+    let r = Resp::from(s.request("GET", "/rest-auth/user/").header("Cookie", session).send().unwrap());
     assert_eq!(r.ok(200)["username"], "alice");
 }
 
@@ -282,11 +240,7 @@ fn registration_validation_messages() {
     }
     // An empty e-mail is not unique-checked, and the allowed username characters work.
     for name in ["bob", "c.a+r-o_l@x"] {
-        assert_eq!(
-            register_raw(&s, reg(name, "", p, p)).status,
-            201,
-            "register {name}"
-        );
+        assert_eq!(register_raw(&s, reg(name, "", p, p)).status, 201, "register {name}");
     }
 }
 
@@ -296,30 +250,17 @@ fn login_validation_messages() {
     s.register("alice");
     let bad = json!({"non_field_errors": ["Unable to log in with provided credentials."]});
     let cases = [
-        (
-            json!({"username": "alice"}),
-            json!({"password": ["This field is required."]}),
-        ),
-        (
-            json!({"username": "alice", "password": "wrong-Pass-1"}),
-            bad.clone(),
-        ),
-        (
-            json!({"username": "nobody", "password": USER_PASSWORD}),
-            bad.clone(),
-        ),
-        (
-            json!({"email": "nobody@example.com", "password": USER_PASSWORD}),
-            bad.clone(),
-        ),
+        (json!({"username": "alice"}), json!({"password": ["This field is required."]})),
+        (json!({"username": "alice", "password": "wrong-Pass-1"}), bad.clone()),
+        (json!({"username": "nobody", "password": USER_PASSWORD}), bad.clone()),
+        (json!({"email": "nobody@example.com", "password": USER_PASSWORD}), bad.clone()),
         (
             json!({"password": USER_PASSWORD}),
             json!({"non_field_errors": ["Must include \"username\" and \"password\"."]}),
         ),
     ];
     for (body, expected) in cases {
-        s.post("/rest-auth/login/", None, &body)
-            .expect(400, expected);
+        s.post("/rest-auth/login/", None, &body).expect(400, expected);
     }
 }
 
@@ -332,8 +273,7 @@ fn logout_revokes_token() {
     assert!(r.header("allow").contains("POST"), "{:?}", r.headers);
     s.post("/rest-auth/logout/", Some(&t), &json!({}))
         .expect(200, detail("Successfully logged out."));
-    s.get("/projects/", Some(&t))
-        .expect(403, detail("Invalid token."));
+    s.get("/projects/", Some(&t)).expect(403, detail("Invalid token."));
     // Anonymous callers get the same answer.
     s.post("/rest-auth/logout/", None, &json!({}))
         .expect(200, detail("Successfully logged out."));
@@ -353,22 +293,12 @@ fn rest_auth_user_only_email_changes() {
             &json!({"email": "new@example.com", "is_superuser": true, "username": "mallory"}),
         )
         .ok(200);
-    assert_eq!(
-        normalize(&me),
-        user_body(&s.base, 2, "alice", "new@example.com", false, true)
-    );
-    let me = s
-        .put(
-            "/rest-auth/user/",
-            Some(&t),
-            &json!({"email": "put@example.com"}),
-        )
-        .ok(200);
+    assert_eq!(normalize(&me), user_body(&s.base, 2, "alice", "new@example.com", false, true));
+    let me = s.put("/rest-auth/user/", Some(&t), &json!({"email": "put@example.com"})).ok(200);
     assert_eq!(me["email"], "put@example.com");
     s.patch("/rest-auth/user/", Some(&t), &json!({"email": "bad"}))
         .expect(400, json!({"email": ["Enter a valid email address."]}));
-    s.get("/rest-auth/user/", None)
-        .expect(403, detail(AUTH_MISSING));
+    s.get("/rest-auth/user/", None).expect(403, detail(AUTH_MISSING));
     // Still not a superuser.
     s.post("/projects/", Some(&t), &json!({"title": "x", "users": []}))
         .expect(403, detail(NO_PERMISSION));
@@ -379,8 +309,7 @@ fn password_change() {
     let s = Server::start();
     let t = s.register("alice");
     let path = "/rest-auth/password/change/";
-    s.post(path, None, &json!({}))
-        .expect(403, detail(AUTH_MISSING));
+    s.post(path, None, &json!({})).expect(403, detail(AUTH_MISSING));
     s.post(path, Some(&t), &json!({})).expect(
         400,
         json!({"new_password1": ["This field is required."], "new_password2": ["This field is required."]}),
@@ -390,19 +319,9 @@ fn password_change() {
         Some(&t),
         &json!({"new_password1": "Brand-New-Pass-5", "new_password2": "Brand-New-Pass-6"}),
     )
-    .expect(
-        400,
-        json!({"new_password2": ["The two password fields didn't match."]}),
-    );
-    s.post(
-        path,
-        Some(&t),
-        &json!({"new_password1": "password", "new_password2": "password"}),
-    )
-    .expect(
-        400,
-        json!({"new_password1": ["This password is too common."]}),
-    );
+    .expect(400, json!({"new_password2": ["The two password fields didn't match."]}));
+    s.post(path, Some(&t), &json!({"new_password1": "password", "new_password2": "password"}))
+        .expect(400, json!({"new_password1": ["This password is too common."]}));
     s.post(
         path,
         Some(&t),
@@ -413,12 +332,8 @@ fn password_change() {
     assert_eq!(s.me(&t)["username"], "alice");
     assert_eq!(s.login("alice", "Brand-New-Pass-5"), t);
     assert_eq!(
-        s.post(
-            "/rest-auth/login/",
-            None,
-            &json!({"username": "alice", "password": USER_PASSWORD})
-        )
-        .status,
+        s.post("/rest-auth/login/", None, &json!({"username": "alice", "password": USER_PASSWORD}))
+            .status,
         400
     );
 }
@@ -428,18 +343,10 @@ fn password_reset_and_verify_email() {
     let s = Server::start();
     s.register("alice");
     let sent = detail("Password reset e-mail has been sent.");
-    s.post(
-        "/rest-auth/password/reset/",
-        None,
-        &json!({"email": "nobody@example.com"}),
-    )
-    .expect(200, sent.clone());
-    s.post(
-        "/rest-auth/password/reset/",
-        None,
-        &json!({"email": "alice@example.com"}),
-    )
-    .expect(200, sent);
+    s.post("/rest-auth/password/reset/", None, &json!({"email": "nobody@example.com"}))
+        .expect(200, sent.clone());
+    s.post("/rest-auth/password/reset/", None, &json!({"email": "alice@example.com"}))
+        .expect(200, sent);
     s.post("/rest-auth/password/reset/", None, &json!({"email": "bad"}))
         .expect(400, json!({"email": ["Enter a valid email address."]}));
     s.post("/rest-auth/password/reset/", None, &json!({}))
@@ -462,31 +369,24 @@ fn password_reset_and_verify_email() {
     let (uid, token) = (field("uid"), field("token"));
 
     let confirm = "/rest-auth/password/reset/confirm/";
-    let body = |uid: &str, token: &str| json!({"uid": uid, "token": token, "new_password1": "Reset-Pass-31", "new_password2": "Reset-Pass-31"});
+    let body =
+        |uid: &str, token: &str| json!({"uid": uid, "token": token, "new_password1": "Reset-Pass-31", "new_password2": "Reset-Pass-31"});
     s.post(confirm, None, &body("zzzz", &token))
         .expect(400, json!({"uid": ["Invalid value"]}));
     s.post(confirm, None, &body(&uid, "bad-token"))
         .expect(400, json!({"token": ["Invalid value"]}));
     let mismatch = json!({"uid": uid, "token": token, "new_password1": "Reset-Pass-31", "new_password2": "Reset-Pass-32"});
-    s.post(confirm, None, &mismatch).expect(
-        400,
-        json!({"new_password2": ["The two password fields didn't match."]}),
-    );
-    s.post(confirm, None, &body(&uid, &token)).expect(
-        200,
-        detail("Password has been reset with the new password."),
-    );
+    s.post(confirm, None, &mismatch)
+        .expect(400, json!({"new_password2": ["The two password fields didn't match."]}));
+    s.post(confirm, None, &body(&uid, &token))
+        .expect(200, detail("Password has been reset with the new password."));
     s.login("alice", "Reset-Pass-31");
     // A used token no longer works (it depends on the password).
     s.post(confirm, None, &body(&uid, &token))
         .expect(400, json!({"token": ["Invalid value"]}));
 
-    s.post(
-        "/rest-auth/registration/verify-email/",
-        None,
-        &json!({"key": "abc"}),
-    )
-    .expect(200, detail("ok"));
+    s.post("/rest-auth/registration/verify-email/", None, &json!({"key": "abc"}))
+        .expect(200, detail("ok"));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -501,16 +401,8 @@ fn authentication_error_table() {
         (None, 403, AUTH_MISSING),
         (Some(format!("Bearer {t}")), 403, AUTH_MISSING),
         (Some("Basic YWRtaW46MTIzNA==".into()), 403, AUTH_MISSING),
-        (
-            Some("Token 0000000000000000000000000000000000000000".into()),
-            403,
-            "Invalid token.",
-        ),
-        (
-            Some("Token".into()),
-            403,
-            "Invalid token header. No credentials provided.",
-        ),
+        (Some("Token 0000000000000000000000000000000000000000".into()), 403, "Invalid token."),
+        (Some("Token".into()), 403, "Invalid token header. No credentials provided."),
         (
             Some("Token a b".into()),
             403,
@@ -588,64 +480,36 @@ fn users_visibility_and_writes() {
         normalize(&s.get("/users/2/", Some(&alice)).ok(200)),
         user_body(&b, 2, "alice", "alice@example.com", false, true)
     );
-    s.get("/users/1/", Some(&alice))
-        .expect(404, detail(NOT_FOUND));
-    s.get("/users/3/", Some(&alice))
-        .expect(404, detail(NOT_FOUND));
-    s.get("/users/99/", Some(&at))
-        .expect(404, detail(NOT_FOUND));
-    s.get("/users/abc/", Some(&at))
-        .expect(404, detail(NOT_FOUND));
+    s.get("/users/1/", Some(&alice)).expect(404, detail(NOT_FOUND));
+    s.get("/users/3/", Some(&alice)).expect(404, detail(NOT_FOUND));
+    s.get("/users/99/", Some(&at)).expect(404, detail(NOT_FOUND));
+    s.get("/users/abc/", Some(&at)).expect(404, detail(NOT_FOUND));
 
     // Writes need a superuser; user 1 is untouchable.
     s.patch("/users/2/", Some(&alice), &json!({"is_superuser": true}))
         .expect(403, detail(NO_PERMISSION));
-    s.delete("/users/3/", Some(&alice))
-        .expect(403, detail(NO_PERMISSION));
+    s.delete("/users/3/", Some(&alice)).expect(403, detail(NO_PERMISSION));
     s.patch("/users/1/", Some(&at), &json!({"is_superuser": false}))
         .expect(403, detail(NO_PERMISSION));
     s.put("/users/1/", Some(&at), &json!({"is_superuser": false}))
         .expect(403, detail(NO_PERMISSION));
-    s.delete("/users/1/", Some(&at))
-        .expect(403, detail(NO_PERMISSION));
+    s.delete("/users/1/", Some(&at)).expect(403, detail(NO_PERMISSION));
     s.patch("/users/2/", Some(&at), &json!({"is_superuser": "maybe"}))
         .expect(400, json!({"is_superuser": ["Must be a valid boolean."]}));
 
-    let up = s
-        .patch("/users/2/", Some(&at), &json!({"is_superuser": "yes"}))
-        .ok(200);
-    assert_eq!(
-        normalize(&up),
-        user_body(&b, 2, "alice", "alice@example.com", true, true)
-    );
+    let up = s.patch("/users/2/", Some(&at), &json!({"is_superuser": "yes"})).ok(200);
+    assert_eq!(normalize(&up), user_body(&b, 2, "alice", "alice@example.com", true, true));
     // Alice is now a superuser: she sees everyone.
-    assert_eq!(
-        s.get("/users/", Some(&alice))
-            .ok(200)
-            .as_array()
-            .unwrap()
-            .len(),
-        3
-    );
-    let up = s
-        .put("/users/2/", Some(&at), &json!({"is_superuser": false}))
-        .ok(200);
+    assert_eq!(s.get("/users/", Some(&alice)).ok(200).as_array().unwrap().len(), 3);
+    let up = s.put("/users/2/", Some(&at), &json!({"is_superuser": false})).ok(200);
     assert_eq!(up["is_superuser"], false);
 
     let r = s.delete("/users/3/", Some(&at));
-    assert_eq!(
-        (r.status, r.text.as_str()),
-        (204, ""),
-        "delete answers 204 with an empty body"
-    );
+    assert_eq!((r.status, r.text.as_str()), (204, ""), "delete answers 204 with an empty body");
     s.get("/users/3/", Some(&at)).expect(404, detail(NOT_FOUND));
     assert_eq!(
-        s.post(
-            "/rest-auth/login/",
-            None,
-            &json!({"username": "bob", "password": USER_PASSWORD})
-        )
-        .status,
+        s.post("/rest-auth/login/", None, &json!({"username": "bob", "password": USER_PASSWORD}))
+            .status,
         400
     );
 
@@ -672,24 +536,13 @@ fn project_world() -> ProjectWorld {
     let alice = s.register("alice");
     let eve = s.register("eve");
     let b = s.base.clone();
-    s.create_project(
-        &admin,
-        "Alpha",
-        &[&format!("{b}/users/1/"), &format!("{b}/users/2/")],
-    );
-    ProjectWorld {
-        s,
-        admin,
-        alice,
-        eve,
-    }
+    s.create_project(&admin, "Alpha", &[&format!("{b}/users/1/"), &format!("{b}/users/2/")]);
+    ProjectWorld { s, admin, alice, eve }
 }
 
 #[test]
 fn project_crud_whole_bodies() {
-    let ProjectWorld {
-        s, admin, alice, ..
-    } = project_world();
+    let ProjectWorld { s, admin, alice, .. } = project_world();
     let b = s.base.clone();
     let alpha = project_body(&b, 1, "Alpha", "admin", &[1, 2], &[]);
     assert_eq!(s.get("/projects/1/", Some(&alice)).ok(200), alpha);
@@ -697,13 +550,13 @@ fn project_crud_whole_bodies() {
 
     // A relative user URL is accepted; users come back ascending by id; the author is not
     // added automatically.
-    let r = s.post("/projects/", Some(&admin), &json!({"title": "Beta", "users": ["/api/v1/users/3/", format!("{b}/users/2/")], "indices": []}));
-    r.expect(201, project_body(&b, 2, "Beta", "admin", &[2, 3], &[]));
     let r = s.post(
         "/projects/",
         Some(&admin),
-        &json!({"title": "gamma", "users": []}),
+        &json!({"title": "Beta", "users": ["/api/v1/users/3/", format!("{b}/users/2/")], "indices": []}),
     );
+    r.expect(201, project_body(&b, 2, "Beta", "admin", &[2, 3], &[]));
+    let r = s.post("/projects/", Some(&admin), &json!({"title": "gamma", "users": []}));
     r.expect(201, project_body(&b, 3, "gamma", "admin", &[], &[]));
 
     // Lists are plain arrays, ascending id, only the caller's projects for members.
@@ -723,55 +576,22 @@ fn project_crud_whole_bodies() {
         json!([alpha, project_body(&b, 2, "Beta", "admin", &[2, 3], &[])])
     );
     // Filter (case-insensitive substring) and ordering.
-    assert_eq!(
-        s.get("/projects/?title=ALP", Some(&admin)).ok(200),
-        json!([alpha])
-    );
-    let ids = |v: Value| {
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p["id"].as_i64().unwrap())
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(
-        ids(s.get("/projects/?ordering=-id", Some(&admin)).ok(200)),
-        [3, 2, 1]
-    );
-    assert_eq!(
-        ids(s.get("/projects/?ordering=title", Some(&admin)).ok(200)),
-        [1, 2, 3]
-    );
-    assert_eq!(
-        ids(s
-            .get("/projects/?ordering=-users_count,id", Some(&admin))
-            .ok(200)),
-        [1, 2, 3]
-    );
-    assert_eq!(
-        ids(s
-            .get("/projects/?ordering=no_such_field", Some(&admin))
-            .ok(200)),
-        [1, 2, 3]
-    );
+    assert_eq!(s.get("/projects/?title=ALP", Some(&admin)).ok(200), json!([alpha]));
+    let ids = |v: Value| v.as_array().unwrap().iter().map(|p| p["id"].as_i64().unwrap()).collect::<Vec<_>>();
+    assert_eq!(ids(s.get("/projects/?ordering=-id", Some(&admin)).ok(200)), [3, 2, 1]);
+    assert_eq!(ids(s.get("/projects/?ordering=title", Some(&admin)).ok(200)), [1, 2, 3]);
+    assert_eq!(ids(s.get("/projects/?ordering=-users_count,id", Some(&admin)).ok(200)), [1, 2, 3]);
+    assert_eq!(ids(s.get("/projects/?ordering=no_such_field", Some(&admin)).ok(200)), [1, 2, 3]);
 
     // PATCH changes only the given fields; changing users replaces the member set.
     let r = s.patch("/projects/2/", Some(&admin), &json!({"title": "Beta 2"}));
     r.expect(200, project_body(&b, 2, "Beta 2", "admin", &[2, 3], &[]));
-    let r = s.patch(
-        "/projects/2/",
-        Some(&admin),
-        &json!({"users": [format!("{b}/users/1/")]}),
-    );
+    let r = s.patch("/projects/2/", Some(&admin), &json!({"users": [format!("{b}/users/1/")]}));
     r.expect(200, project_body(&b, 2, "Beta 2", "admin", &[1], &[]));
     // PUT needs every required field.
     s.put("/projects/2/", Some(&admin), &json!({"title": "Beta 3"}))
         .expect(400, json!({"users": ["This field is required."]}));
-    let r = s.put(
-        "/projects/2/",
-        Some(&admin),
-        &json!({"title": "Beta 3", "users": []}),
-    );
+    let r = s.put("/projects/2/", Some(&admin), &json!({"title": "Beta 3", "users": []}));
     r.expect(200, project_body(&b, 2, "Beta 3", "admin", &[], &[]));
 
     let r = s.get("/projects/1/get_indices/", Some(&alice));
@@ -779,45 +599,28 @@ fn project_crud_whole_bodies() {
 
     let r = s.delete("/projects/3/", Some(&admin));
     assert_eq!((r.status, r.text.as_str()), (204, ""));
-    s.get("/projects/3/", Some(&admin))
-        .expect(404, detail(NOT_FOUND));
-    s.delete("/projects/3/", Some(&admin))
-        .expect(404, detail(NOT_FOUND));
+    s.get("/projects/3/", Some(&admin)).expect(404, detail(NOT_FOUND));
+    s.delete("/projects/3/", Some(&admin)).expect(404, detail(NOT_FOUND));
 }
 
 #[test]
 fn project_permissions() {
-    let ProjectWorld {
-        s,
-        admin,
-        alice,
-        eve,
-    } = project_world();
+    let ProjectWorld { s, admin, alice, eve } = project_world();
     let b = s.base.clone();
     let users = json!([format!("{b}/users/2/")]);
     // Only superusers create.
-    s.post(
-        "/projects/",
-        Some(&alice),
-        &json!({"title": "x", "users": users}),
-    )
-    .expect(403, detail(NO_PERMISSION));
+    s.post("/projects/", Some(&alice), &json!({"title": "x", "users": users}))
+        .expect(403, detail(NO_PERMISSION));
     // Members read but may not modify.
     let insufficient = detail("Insufficient permissions for this project.");
     s.patch("/projects/1/", Some(&alice), &json!({"title": "renamed"}))
         .expect(403, insufficient.clone());
-    s.put(
-        "/projects/1/",
-        Some(&alice),
-        &json!({"title": "renamed", "users": users}),
-    )
-    .expect(403, insufficient.clone());
-    s.delete("/projects/1/", Some(&alice))
-        .expect(403, insufficient);
+    s.put("/projects/1/", Some(&alice), &json!({"title": "renamed", "users": users}))
+        .expect(403, insufficient.clone());
+    s.delete("/projects/1/", Some(&alice)).expect(403, insufficient);
     // Non-members: not listed, 404 on retrieve.
     s.get("/projects/", Some(&eve)).expect(200, json!([]));
-    s.get("/projects/1/", Some(&eve))
-        .expect(404, detail(NOT_FOUND));
+    s.get("/projects/1/", Some(&eve)).expect(404, detail(NOT_FOUND));
     let r = s.get("/projects/1/get_indices/", Some(&eve));
     assert!(
         r.status == 403 || r.status == 404,
@@ -826,10 +629,8 @@ fn project_permissions() {
         r.text
     );
     // Missing project: 404 even for a superuser.
-    s.get("/projects/999999999/", Some(&admin))
-        .expect(404, detail(NOT_FOUND));
-    s.get("/projects/abc/", Some(&admin))
-        .expect(404, detail(NOT_FOUND));
+    s.get("/projects/999999999/", Some(&admin)).expect(404, detail(NOT_FOUND));
+    s.get("/projects/abc/", Some(&admin)).expect(404, detail(NOT_FOUND));
     // The project is unchanged.
     assert_eq!(
         s.get("/projects/1/", Some(&admin)).ok(200),
@@ -847,14 +648,8 @@ fn project_validation_messages() {
             json!({}),
             json!({"title": ["This field is required."], "users": ["This field is required."]}),
         ),
-        (
-            json!({"users": [u2]}),
-            json!({"title": ["This field is required."]}),
-        ),
-        (
-            json!({"title": "T"}),
-            json!({"users": ["This field is required."]}),
-        ),
+        (json!({"users": [u2]}), json!({"title": ["This field is required."]})),
+        (json!({"title": "T"}), json!({"users": ["This field is required."]})),
         (
             json!({"title": "", "users": [u2]}),
             json!({"title": ["This field may not be blank."]}),
@@ -890,20 +685,11 @@ fn project_validation_messages() {
     ];
     for (body, expected) in cases {
         let r = s.post("/projects/", Some(&admin), &body);
-        assert_eq!(
-            (r.status, r.json()),
-            (400, expected),
-            "create project {body}"
-        );
+        assert_eq!((r.status, r.json()), (400, expected), "create project {body}");
     }
     // Numbers are accepted as titles and turned into text.
     assert_eq!(
-        s.post(
-            "/projects/",
-            Some(&admin),
-            &json!({"title": 5, "users": []})
-        )
-        .ok(201)["title"],
+        s.post("/projects/", Some(&admin), &json!({"title": 5, "users": []})).ok(201)["title"],
         "5"
     );
 }
@@ -921,7 +707,8 @@ fn root_redirect_and_api_root() {
     s.get("/", None).expect(403, detail(AUTH_MISSING));
     let t = s.register("alice");
     let b = &s.base;
-    let root = json!({"projects": format!("{b}/projects/"), "users": format!("{b}/users/"), "core_variables": format!("{b}/core_variables/")});
+    let root =
+        json!({"projects": format!("{b}/projects/"), "users": format!("{b}/users/"), "core_variables": format!("{b}/core_variables/")});
     s.get("/", Some(&t)).expect(200, root.clone());
     s.get("", Some(&t)).expect(200, root);
 }
@@ -938,19 +725,11 @@ fn method_not_allowed_after_auth() {
         ("GET", "/rest-auth/password/change/"),
     ] {
         // Anonymous: authentication comes first.
-        s.call(m, path, None, None)
-            .expect(403, detail(AUTH_MISSING));
+        s.call(m, path, None, None).expect(403, detail(AUTH_MISSING));
         let r = s.call(m, path, Some(&t), None);
         r.expect(405, detail(&format!("Method \"{m}\" not allowed.")));
-        assert!(
-            !r.header("allow").is_empty(),
-            "405 carries Allow for {m} {path}"
-        );
-        assert!(
-            !r.header("allow").contains(m),
-            "Allow excludes {m}: {}",
-            r.header("allow")
-        );
+        assert!(!r.header("allow").is_empty(), "405 carries Allow for {m} {path}");
+        assert!(!r.header("allow").contains(m), "Allow excludes {m}: {}", r.header("allow"));
     }
     // Open endpoints answer 405 to anonymous callers.
     for (m, path) in [
@@ -977,15 +756,9 @@ fn content_negotiation() {
         )
     };
     for accept in ["application/xml", "image/png"] {
-        get(accept, "/projects/")
-            .expect(406, detail("Could not satisfy the request Accept header."));
+        get(accept, "/projects/").expect(406, detail("Could not satisfy the request Accept header."));
     }
-    for accept in [
-        "application/json",
-        "*/*",
-        "application/json; q=0.9",
-        "text/plain, application/json",
-    ] {
+    for accept in ["application/json", "*/*", "application/json; q=0.9", "text/plain, application/json"] {
         let r = get(accept, "/projects/");
         r.expect(200, json!([]));
         assert!(
@@ -997,15 +770,8 @@ fn content_negotiation() {
     for path in ["/projects/", "/", "/users/1/", "/health/"] {
         let r = get("text/html", path);
         assert_eq!(r.status, 200, "HTML {path}");
-        assert!(
-            r.header("content-type").starts_with("text/html"),
-            "HTML {path}: {:?}",
-            r.headers
-        );
-        assert!(
-            r.text.to_ascii_lowercase().contains("<html"),
-            "HTML page for {path}"
-        );
+        assert!(r.header("content-type").starts_with("text/html"), "HTML {path}: {:?}", r.headers);
+        assert!(r.text.to_ascii_lowercase().contains("<html"), "HTML page for {path}");
     }
     // ?format= overrides Accept.
     let r = get("text/html", "/projects/?format=json");
@@ -1037,35 +803,19 @@ fn request_body_errors() {
                 .unwrap(),
         )
     };
-    raw("text/plain", "x").expect(
-        415,
-        detail("Unsupported media type \"text/plain\" in request."),
-    );
-    raw("text/plain; charset=utf-8", "x").expect(
-        415,
-        detail("Unsupported media type \"text/plain\" in request."),
-    );
-    raw("application/xml", "<a/>").expect(
-        415,
-        detail("Unsupported media type \"application/xml\" in request."),
-    );
+    raw("text/plain", "x").expect(415, detail("Unsupported media type \"text/plain\" in request."));
+    raw("text/plain; charset=utf-8", "x").expect(415, detail("Unsupported media type \"text/plain\" in request."));
+    raw("application/xml", "<a/>").expect(415, detail("Unsupported media type \"application/xml\" in request."));
     let r = raw("application/json", "{not json");
     assert_eq!(r.status, 400);
     let body = r.json();
     assert_eq!(body.as_object().unwrap().len(), 1);
-    assert!(
-        body["detail"]
-            .as_str()
-            .unwrap()
-            .starts_with("JSON parse error - "),
-        "{body}"
-    );
-    for (json_text, ty) in [
-        ("[\"a\", \"b\"]", "list"),
-        ("\"text\"", "str"),
-        ("5", "int"),
-    ] {
-        raw("application/json", json_text).expect(400, json!({"non_field_errors": [format!("Invalid data. Expected a dictionary, but got {ty}.")]}));
+    assert!(body["detail"].as_str().unwrap().starts_with("JSON parse error - "), "{body}");
+    for (json_text, ty) in [("[\"a\", \"b\"]", "list"), ("\"text\"", "str"), ("5", "int")] {
+        raw("application/json", json_text).expect(
+            400,
+            json!({"non_field_errors": [format!("Invalid data. Expected a dictionary, but got {ty}.")]}),
+        );
     }
     // Form and multipart encodings are parsed like JSON ones.
     let r = Resp::from(
@@ -1082,10 +832,7 @@ fn request_body_errors() {
     );
     let r = Resp::from(
         s.request("POST", "/rest-auth/login/")
-            .header(
-                "Content-Type",
-                format!("multipart/form-data; boundary={boundary}"),
-            )
+            .header("Content-Type", format!("multipart/form-data; boundary={boundary}"))
             .body(mp)
             .send()
             .unwrap(),
@@ -1113,12 +860,7 @@ fn request_body_errors() {
 fn unknown_routes_are_json_404() {
     let s = Server::start();
     let t = s.admin_token();
-    for path in [
-        "/nope/",
-        "/projects/1/no_such_resource/",
-        "/users/1/extra/",
-        "/rest-auth/nothing/",
-    ] {
+    for path in ["/nope/", "/projects/1/no_such_resource/", "/users/1/extra/", "/rest-auth/nothing/"] {
         let r = s.get(path, Some(&t));
         r.expect(404, detail(NOT_FOUND));
         assert!(r.header("content-type").starts_with("application/json"));
@@ -1138,41 +880,18 @@ fn unknown_routes_are_json_404() {
 #[test]
 fn slashless_paths_and_json_suffix() {
     let s = Server::start();
-    let r = s.post(
-        "/rest-auth/login",
-        None,
-        &json!({"username": "admin", "password": ADMIN_PASSWORD}),
-    );
+    let r = s.post("/rest-auth/login", None, &json!({"username": "admin", "password": ADMIN_PASSWORD}));
     let t = r.ok(200)["key"].as_str().unwrap().to_string();
     let b = s.base.clone();
-    let p = s
-        .post(
-            "/projects",
-            Some(&t),
-            &json!({"title": "NoSlash", "users": []}),
-        )
-        .ok(201);
+    let p = s.post("/projects", Some(&t), &json!({"title": "NoSlash", "users": []})).ok(201);
     assert_eq!(p, project_body(&b, 1, "NoSlash", "admin", &[], &[]));
     assert_eq!(s.get("/projects/1", Some(&t)).ok(200), p);
     assert_eq!(s.get("/projects.json", Some(&t)).ok(200), json!([p]));
     assert_eq!(s.get("/projects/1.json", Some(&t)).ok(200), p);
-    assert_eq!(
-        s.get("/users/1.json", Some(&t)).ok(200)["username"],
-        "admin"
-    );
-    assert_eq!(
-        s.get("/projects/1/get_indices", Some(&t)).ok(200),
-        json!({"indices": []})
-    );
-    assert_eq!(
-        s.get("/users", Some(&t)).ok(200).as_array().unwrap().len(),
-        1
-    );
-    assert_eq!(
-        s.patch("/projects/1", Some(&t), &json!({"title": "P"}))
-            .ok(200)["title"],
-        "P"
-    );
+    assert_eq!(s.get("/users/1.json", Some(&t)).ok(200)["username"], "admin");
+    assert_eq!(s.get("/projects/1/get_indices", Some(&t)).ok(200), json!({"indices": []}));
+    assert_eq!(s.get("/users", Some(&t)).ok(200).as_array().unwrap().len(), 1);
+    assert_eq!(s.patch("/projects/1", Some(&t), &json!({"title": "P"})).ok(200)["title"], "P");
     // `.json` forces JSON even for a browser Accept header.
     let r = Resp::from(
         s.bare("GET", "/projects.json")
@@ -1181,11 +900,7 @@ fn slashless_paths_and_json_suffix() {
             .send()
             .unwrap(),
     );
-    assert!(
-        r.header("content-type").starts_with("application/json"),
-        "{:?}",
-        r.headers
-    );
+    assert!(r.header("content-type").starts_with("application/json"), "{:?}", r.headers);
     let r = s.delete("/projects/1", Some(&t));
     assert_eq!(r.status, 204);
 }
@@ -1194,17 +909,9 @@ fn slashless_paths_and_json_suffix() {
 fn utf8_without_ascii_escaping() {
     let s = Server::start();
     let t = s.admin_token();
-    let r = s.post(
-        "/projects/",
-        Some(&t),
-        &json!({"title": "Hädaabi ünikood ✓", "users": []}),
-    );
+    let r = s.post("/projects/", Some(&t), &json!({"title": "Hädaabi ünikood ✓", "users": []}));
     assert_eq!(r.status, 201);
-    assert!(
-        r.text.contains("\"Hädaabi ünikood ✓\""),
-        "raw UTF-8 in the body: {}",
-        r.text
-    );
+    assert!(r.text.contains("\"Hädaabi ünikood ✓\""), "raw UTF-8 in the body: {}", r.text);
     assert!(!r.text.contains("\\u"), "no \\u escapes: {}", r.text);
 }
 
@@ -1259,11 +966,7 @@ fn docs_pages_and_schema() {
     for path in ["/swagger/", "/redoc/"] {
         let r = s.call("GET", path, None, None);
         assert_eq!(r.status, 200, "{path}: {}", r.text);
-        assert!(
-            r.header("content-type").starts_with("text/html"),
-            "{path}: {:?}",
-            r.headers
-        );
+        assert!(r.header("content-type").starts_with("text/html"), "{path}: {:?}", r.headers);
         assert!(r.text.to_ascii_lowercase().contains("<html"), "{path}");
     }
     let doc = s.get("/swagger.json", None).ok(200);
@@ -1271,11 +974,7 @@ fn docs_pages_and_schema() {
     assert!(doc["paths"].as_object().map_or(false, |p| !p.is_empty()));
     let yaml = s.get("/swagger.yaml", None);
     assert_eq!(yaml.status, 200);
-    assert!(
-        yaml.text.contains("openapi: 3.1.0"),
-        "{}",
-        &yaml.text[..yaml.text.len().min(200)]
-    );
+    assert!(yaml.text.contains("openapi: 3.1.0"), "{}", &yaml.text[..yaml.text.len().min(200)]);
 }
 
 /// Every operation in the OpenAPI document is routed: its path answers the other methods
@@ -1291,16 +990,9 @@ fn every_documented_operation_is_routed() {
     let mut problems = Vec::new();
     let mut count = 0;
     for (path, item) in doc["paths"].as_object().expect("paths") {
-        let documented: Vec<&str> = methods
-            .iter()
-            .copied()
-            .filter(|m| item.get(*m).is_some())
-            .collect();
+        let documented: Vec<&str> = methods.iter().copied().filter(|m| item.get(*m).is_some()).collect();
         count += documented.len();
-        let concrete = regex::Regex::new(r"\{[^}]+\}")
-            .unwrap()
-            .replace_all(path, "1")
-            .into_owned();
+        let concrete = regex::Regex::new(r"\{[^}]+\}").unwrap().replace_all(path, "1").into_owned();
         if let Some(probe) = methods.iter().find(|m| !documented.contains(m)) {
             let probe = probe.to_uppercase();
             let r = s.call(&probe, &concrete, Some(&t), None);
@@ -1313,10 +1005,7 @@ fn every_documented_operation_is_routed() {
             } else {
                 for m in &documented {
                     if !allow.split(',').any(|a| a.trim() == m.to_uppercase()) {
-                        problems.push(format!(
-                            "{concrete}: documented {} missing from Allow {allow:?}",
-                            m.to_uppercase()
-                        ));
+                        problems.push(format!("{concrete}: documented {} missing from Allow {allow:?}", m.to_uppercase()));
                     }
                 }
             }
@@ -1329,11 +1018,7 @@ fn every_documented_operation_is_routed() {
         }
     }
     assert!(count > 0, "the document lists operations");
-    assert!(
-        problems.is_empty(),
-        "unrouted documented operations:\n{}",
-        problems.join("\n")
-    );
+    assert!(problems.is_empty(), "unrouted documented operations:\n{}", problems.join("\n"));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1353,15 +1038,10 @@ fn rows_survive_sigkill() {
     for i in 0..5 {
         s.create_project(&admin, &format!("P{i}"), &[&format!("{b}/users/2/")]);
     }
-    s.patch(
-        "/projects/3/",
-        Some(&admin),
-        &json!({"title": "P3 renamed", "users": []}),
-    )
-    .ok(200);
-    s.delete("/projects/5/", Some(&admin));
-    s.patch("/users/3/", Some(&admin), &json!({"is_superuser": true}))
+    s.patch("/projects/3/", Some(&admin), &json!({"title": "P3 renamed", "users": []}))
         .ok(200);
+    s.delete("/projects/5/", Some(&admin));
+    s.patch("/users/3/", Some(&admin), &json!({"is_superuser": true})).ok(200);
     let users = s.get("/users/", Some(&admin)).ok(200);
     let projects = s.get("/projects/", Some(&admin)).ok(200);
     s.kill();
@@ -1369,14 +1049,8 @@ fn rows_survive_sigkill() {
     let s2 = Server::start_in(dir.path(), &[("TA_ADMIN_PASSWORD", "a-different-Pass-1")]);
     let b2 = s2.base.clone();
     // Tokens persist, so no login is needed (and last_login stays as it was).
-    assert_eq!(
-        s2.get("/users/", Some(&admin)).ok(200),
-        replace_in(&users, &b, &b2)
-    );
-    assert_eq!(
-        s2.get("/projects/", Some(&admin)).ok(200),
-        replace_in(&projects, &b, &b2)
-    );
+    assert_eq!(s2.get("/users/", Some(&admin)).ok(200), replace_in(&users, &b, &b2));
+    assert_eq!(s2.get("/projects/", Some(&admin)).ok(200), replace_in(&projects, &b, &b2));
     assert_eq!(s2.me(&alice)["username"], "alice");
     // The existing admin keeps its password.
     assert_eq!(s2.login("admin", ADMIN_PASSWORD), admin);
@@ -1390,22 +1064,12 @@ fn rows_survive_sigkill() {
 
 #[test]
 fn project_resource_permissions() {
-    let ProjectWorld {
-        s,
-        admin,
-        alice,
-        eve,
-    } = project_world();
+    let ProjectWorld { s, admin, alice, eve } = project_world();
     let res = detail("Insufficient permissions for this resource.");
     let coll = "/projects/1/anonymizers/";
-    let a = s
-        .post(coll, Some(&alice), &json!({"description": "mine"}))
-        .ok(201);
+    let a = s.post(coll, Some(&alice), &json!({"description": "mine"})).ok(201);
     assert_eq!(a["id"], 1);
-    assert_eq!(
-        a["url"],
-        json!(format!("{}/projects/1/anonymizers/1/", s.base))
-    );
+    assert_eq!(a["url"], json!(format!("{}/projects/1/anonymizers/1/", s.base)));
     // Non-members get 403 on every route under the project, whatever the id.
     for (m, path) in [
         ("GET", coll),
@@ -1415,25 +1079,19 @@ fn project_resource_permissions() {
         ("GET", "/projects/1/anonymizers/99/"),
     ] {
         let body = (m == "POST").then(|| json!({"description": "x"}));
-        s.call(m, path, Some(&eve), body.as_ref())
-            .expect(403, res.clone());
+        s.call(m, path, Some(&eve), body.as_ref()).expect(403, res.clone());
     }
     // A missing project gives the same 403, even for a superuser.
-    s.get("/projects/999999/anonymizers/", Some(&admin))
-        .expect(403, res.clone());
-    s.get("/projects/999999/anonymizers/1/", Some(&admin))
-        .expect(403, res);
+    s.get("/projects/999999/anonymizers/", Some(&admin)).expect(403, res.clone());
+    s.get("/projects/999999/anonymizers/1/", Some(&admin)).expect(403, res);
     // Anonymous: authentication first.
     s.get(coll, None).expect(403, detail(AUTH_MISSING));
     // Members and superusers: resource ids outside the project are 404.
-    s.get("/projects/1/anonymizers/99/", Some(&alice))
-        .expect(404, detail(NOT_FOUND));
-    s.get("/projects/1/anonymizers/abc/", Some(&alice))
-        .expect(404, detail(NOT_FOUND));
+    s.get("/projects/1/anonymizers/99/", Some(&alice)).expect(404, detail(NOT_FOUND));
+    s.get("/projects/1/anonymizers/abc/", Some(&alice)).expect(404, detail(NOT_FOUND));
     let b = &s.base;
     s.create_project(&admin, "Other", &[&format!("{b}/users/1/")]);
-    s.get("/projects/2/anonymizers/1/", Some(&admin))
-        .expect(404, detail(NOT_FOUND));
+    s.get("/projects/2/anonymizers/1/", Some(&admin)).expect(404, detail(NOT_FOUND));
     assert_eq!(s.get("/projects/1/anonymizers/1/", Some(&admin)).ok(200), a);
     let r = s.delete("/projects/1/anonymizers/1/", Some(&alice));
     assert_eq!((r.status, r.text.as_str()), (204, ""));
@@ -1443,11 +1101,9 @@ fn project_resource_permissions() {
 fn project_resource_pagination() {
     let ProjectWorld { s, alice, .. } = project_world();
     let coll = "/projects/1/anonymizers/";
-    s.get(coll, Some(&alice))
-        .expect(200, json!({"count": 0, "results": []}));
+    s.get(coll, Some(&alice)).expect(200, json!({"count": 0, "results": []}));
     for i in 0..5 {
-        s.post(coll, Some(&alice), &json!({"description": format!("a{i}")}))
-            .ok(201);
+        s.post(coll, Some(&alice), &json!({"description": format!("a{i}")})).ok(201);
     }
     let ids = |q: &str| -> (Value, Vec<i64>) {
         let v = s.get(&format!("{coll}{q}"), Some(&alice)).ok(200);
@@ -1456,12 +1112,7 @@ fn project_resource_pagination() {
         assert_eq!(keys, ["count", "results"], "no next/previous keys: {v}");
         (
             v["count"].clone(),
-            v["results"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| r["id"].as_i64().unwrap())
-                .collect(),
+            v["results"].as_array().unwrap().iter().map(|r| r["id"].as_i64().unwrap()).collect(),
         )
     };
     assert_eq!(ids(""), (json!(5), vec![1, 2, 3, 4, 5]));
@@ -1473,7 +1124,6 @@ fn project_resource_pagination() {
     assert_eq!(ids("?ordering=-id&page_size=2"), (json!(5), vec![5, 4]));
     assert_eq!(ids("?description=A3"), (json!(1), vec![4]));
     for q in ["?page=4&page_size=2", "?page=abc", "?page=0"] {
-        s.get(&format!("{coll}{q}"), Some(&alice))
-            .expect(404, detail("Invalid page."));
+        s.get(&format!("{coll}{q}"), Some(&alice)).expect(404, detail("Invalid page."));
     }
 }

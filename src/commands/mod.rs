@@ -5,6 +5,7 @@ mod accounts;
 mod anonymizer;
 mod batch;
 mod client;
+mod mlp;
 mod output;
 mod projects;
 mod regex;
@@ -74,6 +75,8 @@ pub enum Command {
     /// Anonymizers (replace person names with initials)
     #[command(subcommand)]
     Anonymizer(anonymizer::AnonymizerCmd),
+    /// Language processing: tokens, lemmas, POS tags, language and facts of a text or a JSONL stream
+    Mlp(mlp::MlpArgs),
     /// Background tasks
     #[command(subcommand)]
     Task(system::TaskCmd),
@@ -145,7 +148,7 @@ impl Target {
         method: &str,
         path: &str,
         body: Option<&Value>,
-        local: impl FnOnce(&Engine, &Ctx) -> Result<T>,
+        local: impl FnOnce(&Arc<Engine>, &Ctx) -> Result<T>,
     ) -> Result<Value> {
         match self {
             Target::Local { engine, ctx } => Ok(serde_json::to_value(local(engine, ctx)?).map_err(Error::internal)?),
@@ -190,6 +193,7 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
                 Command::RegexTagger(c) => regex::tagger(&t, c),
                 Command::RegexTaggerGroup(c) => regex::group(&t, c),
                 Command::Anonymizer(c) => anonymizer::run(&t, c),
+                Command::Mlp(a) => mlp::run(&t, a),
                 Command::Task(c) => system::task(&t, c).map(Some),
                 _ => unreachable!("handled above"),
             }

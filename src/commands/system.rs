@@ -44,6 +44,9 @@ pub fn serve(cli: &Cli, a: &ServeArgs) -> Result<Option<Value>> {
                 .and_then(|mut i| i.next().ok_or_else(|| "no address".into()))
         })
         .map_err(|e| Error::BadRequest(format!("invalid --host/--port: {e}")))?;
+    // Load the language data while the server starts, so the first request need not wait.
+    let warm = engine.clone();
+    std::thread::spawn(move || warm.mlp().alive());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

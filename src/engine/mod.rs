@@ -6,14 +6,18 @@ pub mod accounts;
 pub mod anonymizer;
 pub mod anonymizers;
 pub mod clock;
+pub mod dataset_imports;
 pub mod error;
 pub mod health;
+pub mod indices;
+pub mod mlp;
 pub mod passwords;
 pub mod projects;
 pub mod pytext;
 pub mod regex_tagger;
 pub mod regex_taggers;
 pub mod resources;
+pub mod search;
 pub mod store;
 pub mod tasks;
 pub mod validate;
@@ -22,7 +26,7 @@ use accounts::User;
 use error::Result;
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Engine settings (from flags and environment, resolved by the faces).
 #[derive(Clone, Debug)]
@@ -60,6 +64,9 @@ pub struct Engine {
     runner: tasks::TaskRunner,
     sys: Mutex<sysinfo::System>,
     matchers: regex_taggers::MatcherCache,
+    search: Box<dyn search::SearchBackend>,
+    /// The language-processing engine, loaded on first use (`mlp::service`).
+    mlp: OnceLock<mlp::MlpEngine>,
 }
 
 impl Engine {
@@ -71,11 +78,15 @@ impl Engine {
         let store = Arc::new(store::Store::open(&config.data_dir.join("ta.sqlite3"))?);
         let mut sys = sysinfo::System::new();
         sys.refresh_cpu_usage();
+        let search = search::TantivyBackend::open(config.data_dir.join("indices"))
+            .map_err(|e| error::Error::Internal(format!("cannot open the index store: {e}")))?;
         let engine = Engine {
+            search: Box::new(search),
             runner: tasks::TaskRunner::new(config.task_threads),
             store,
             sys: Mutex::new(sys),
             matchers: Default::default(),
+            mlp: OnceLock::new(),
             config,
         };
         engine.fail_interrupted_tasks()?;
@@ -83,11 +94,11 @@ impl Engine {
     }
 
     fn search_health(&self) -> Value {
-        json!({"url": format!("embedded:{}", self.config.data_dir.join("indices").display()), "alive": true,
-               "status": {"name": "ta", "cluster_name": "ta", "version": {"number": env!("CARGO_PKG_VERSION")}, "tagline": "embedded index store"}})
-    }
-
-    fn mlp_health(&self) -> Value {
-        json!({"url": "builtin", "alive": false})
+        let info = self.search.info();
+        let mut v = json!({"url": info.url, "alive": info.alive});
+        if info.alive {
+            v["status"] = info.status;
+        }
+        v
     }
 }

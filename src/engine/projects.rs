@@ -2,7 +2,7 @@
 use super::error::{Error, Result, NO_PERMISSION};
 use super::validate::{Form, List, Mode, Str};
 use super::{Ctx, Engine};
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -168,6 +168,17 @@ impl Engine {
         })
     }
 
+    /// Detach an index from a project (its data stays in the store).
+    pub fn remove_project_index(&self, pk: i64, name: &str) -> Result<()> {
+        self.store.with(|c| {
+            c.execute(
+                "DELETE FROM project_indices WHERE project_id = ?1 AND index_id IN (SELECT id FROM indices WHERE name = ?2)",
+                params![pk, name],
+            )?;
+            Ok(())
+        })
+    }
+
     /// Register an index name in the store's catalogue (idempotent); returns its id.
     pub fn register_index(&self, name: &str) -> Result<i64> {
         self.store.with(|c| {
@@ -188,11 +199,12 @@ impl Engine {
         })
     }
 
+    /// Catalogue id of an index that exists in the store (registering it on first sight).
     fn index_id(&self, name: &str) -> Result<Option<i64>> {
-        self.store.with(|c| {
-            Ok(c.query_row("SELECT id FROM indices WHERE name = ?1", [name], |r| r.get(0))
-                .optional()?)
-        })
+        if !self.search.index_exists(name)? {
+            return Ok(None);
+        }
+        self.register_index(name).map(Some)
     }
 
     fn parse_project(&self, body: &Value, mode: Mode) -> Result<ProjectFields> {
@@ -334,18 +346,14 @@ impl Engine {
     }
 
     /// GET /projects/{pk}/get_fields/ — `[{"index", "fields": [{"path", "type"}]}]` per
-    /// project index. Field listings come from the index store, which this build does not
-    /// have yet; until it does, no index can be attached to a project (project indices are
-    /// checked against the store's catalogue), so the list is always empty.
-    pub fn get_project_fields(&self, ctx: &Ctx, pk: i64) -> Result<Vec<Value>> {
+    /// project index, `[]` for a project without indices.
+    pub fn get_project_fields(&self, ctx: &Ctx, pk: i64) -> Result<Vec<crate::engine::search::IndexFields>> {
         self.check_project_access(ctx, pk)?;
-        match self.project_indices(pk)?.as_slice() {
-            [] => Ok(Vec::new()),
-            names => Err(Error::BadRequest(format!(
-                "No index store is available for indices {}.",
-                py_list(names)
-            ))),
+        let indices = self.project_indices(pk)?;
+        if indices.is_empty() {
+            return Ok(Vec::new());
         }
+        Ok(self.search.fields(&indices)?)
     }
 
     /// GET /projects/{pk}/get_indices/.

@@ -552,3 +552,140 @@ impl Engine {
         Ok(pk)
     }
 }
+
+/// Documents per batch when applying a group to an index.
+const APPLY_BATCH: usize = 500;
+
+/// Parse `{"indices": [{name}], "fields": [..]}` of the tag_random_doc actions.
+fn parse_random_doc(body: &Value) -> Result<(Option<Vec<String>>, Vec<String>)> {
+    let mut f = Form::new(body, Mode::Full)?;
+    let indices = super::indices::parse_index_objects(&mut f, "indices")?;
+    let fields = f.strings("fields", List::REQUIRED.non_empty(), Str::REQUIRED);
+    f.finish()?;
+    Ok((indices, fields.unwrap_or_default()))
+}
+
+/// The chosen document as the tag_random_doc actions show it: flattened, every requested
+/// field present (null when missing), and its id.
+fn shown_document(hit: &super::search::Hit, fields: &[String]) -> Value {
+    let mut flat = ops::flatten(&hit.source);
+    for f in fields {
+        flat.entry(f.clone()).or_insert(Value::Null);
+    }
+    flat.entry("id".to_string()).or_insert_with(|| json!(hit.id));
+    Value::Object(flat)
+}
+
+/// Attach `document` to a tag_doc-shaped result.
+fn with_document<T: Serialize>(result: T, document: Value) -> Result<Value> {
+    let mut v = serde_json::to_value(result).map_err(Error::internal)?;
+    v["document"] = document;
+    Ok(v)
+}
+
+impl Engine {
+    /// POST regex_taggers/{id}/tag_random_doc/.
+    pub fn regex_tag_random_doc(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<Value> {
+        let (r, m) = self.tagger(ctx, pk, id)?;
+        let (indices, fields) = parse_random_doc(body)?;
+        let hit = self.random_document(pk, indices)?;
+        let result = ops::tag_doc(r.id, &r.description, &m, &hit.source, &fields).map_err(match_error)?;
+        with_document(result, shown_document(&hit, &fields))
+    }
+
+    /// POST regex_tagger_groups/{id}/tag_random_doc/.
+    pub fn group_tag_random_doc(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<Value> {
+        let (g, members) = self.loaded_group(ctx, pk, id)?;
+        let (indices, fields) = parse_random_doc(body)?;
+        let hit = self.random_document(pk, indices)?;
+        let result = ops::group_tag_doc(g.id, &g.description, &as_members(&members), &hit.source, &fields).map_err(match_error)?;
+        with_document(result, shown_document(&hit, &fields))
+    }
+
+    /// POST regex_tagger_groups/{id}/apply_tagger_group/ — starts a task that adds one fact
+    /// per member match to every document matching `query`.
+    pub fn apply_tagger_group(self: &Arc<Self>, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<Value> {
+        self.start_apply_tagger_group(ctx, pk, id, body, None)
+    }
+
+    /// As `apply_tagger_group`, in the foreground when `observer` is given (local CLI).
+    pub fn start_apply_tagger_group(
+        self: &Arc<Self>,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+        body: &Value,
+        observer: Option<super::tasks::Observer>,
+    ) -> Result<Value> {
+        self.check_project_access(ctx, pk)?;
+        self.resource(Kind::RegexTaggerGroup, pk, id)?;
+        let mut f = Form::new(body, Mode::Full)?;
+        let _label = f.string("description", Str::REQUIRED.max(1000));
+        let indices = super::indices::parse_index_objects(&mut f, "indices")?;
+        let fields = f.strings("fields", List::REQUIRED.non_empty(), Str::REQUIRED);
+        let query = f
+            .object("query", false)
+            .map(|q| super::search::query_clause(&Value::Object(q.clone())).clone());
+        f.finish()?;
+        let indices = self.resolve_indices(pk, indices)?;
+        let (fields, query) = (fields.unwrap_or_default(), query.unwrap_or_else(|| json!({"match_all": {}})));
+        let task = self.create_task("apply_regex_tagger_group", Some(pk))?;
+        self.set_resource_task(Kind::RegexTaggerGroup, id, task)?;
+        let engine = self.clone();
+        let ctx = ctx.clone();
+        self.run_task(
+            task,
+            Box::new(move |h| engine.run_apply(&ctx, pk, id, &indices, &fields, &query, h)),
+            observer,
+        );
+        Ok(json!({"message": format!("Started process of applying RegexTaggerGroup with id: {id}")}))
+    }
+
+    /// The apply job: scan matching documents in batches, add facts, write changed ones.
+    #[allow(clippy::too_many_arguments)]
+    fn run_apply(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+        indices: &[String],
+        fields: &[String],
+        query: &Value,
+        h: &super::tasks::TaskHandle,
+    ) -> Result<()> {
+        h.step("applying regex tagger group")?;
+        if indices.is_empty() {
+            return Err(Error::BadRequest("no indices".into()));
+        }
+        let (g, members) = self.loaded_group(ctx, pk, id)?;
+        let members = as_members(&members);
+        let total = self.count_documents(indices, query)?;
+        h.set_total(total as i64)?;
+        let mut done = 0u64;
+        self.scan_documents(indices, query, APPLY_BATCH, &mut |hits| {
+            use rayon::prelude::*;
+            let changed: Vec<(String, String, Value)> = hits
+                .par_iter()
+                .map(|hit| {
+                    let mut source = hit.source.clone();
+                    let changed = ops::apply_group_to_doc(&g.description, &members, &mut source, fields).map_err(match_error)?;
+                    Ok(changed.then(|| (hit.index.clone(), hit.id.clone(), source["texta_facts"].clone())))
+                })
+                .collect::<Result<Vec<_>>>()?
+                .into_iter()
+                .flatten()
+                .collect();
+            let mut by_index: BTreeMap<String, Vec<(String, Map<String, Value>)>> = BTreeMap::new();
+            for (index, doc_id, facts) in changed {
+                let mut partial = Map::new();
+                partial.insert("texta_facts".into(), facts);
+                by_index.entry(index).or_default().push((doc_id, partial));
+            }
+            for (index, updates) in by_index {
+                self.update_documents(&index, updates)?;
+            }
+            done += hits.len() as u64;
+            h.progress(done as i64, if total == 0 { 100.0 } else { done as f64 * 100.0 / total as f64 })
+        })
+    }
+}

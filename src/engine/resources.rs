@@ -40,6 +40,7 @@ pub enum Kind {
     RegexTagger,
     RegexTaggerGroup,
     Anonymizer,
+    DatasetImport,
 }
 
 impl Kind {
@@ -48,6 +49,7 @@ impl Kind {
             Kind::RegexTagger => "regex_tagger",
             Kind::RegexTaggerGroup => "regex_tagger_group",
             Kind::Anonymizer => "anonymizer",
+            Kind::DatasetImport => "dataset_import",
         }
     }
     pub fn route(self) -> &'static str {
@@ -55,6 +57,7 @@ impl Kind {
             Kind::RegexTagger => "regex_taggers",
             Kind::RegexTaggerGroup => "regex_tagger_groups",
             Kind::Anonymizer => "anonymizers",
+            Kind::DatasetImport => "dataset_imports",
         }
     }
     pub fn model_label(self) -> &'static str {
@@ -62,6 +65,7 @@ impl Kind {
             Kind::RegexTagger => "regex_tagger.RegexTagger",
             Kind::RegexTaggerGroup => "regex_tagger.RegexTaggerGroup",
             Kind::Anonymizer => "anonymizer.Anonymizer",
+            Kind::DatasetImport => "dataset_import.DatasetImport",
         }
     }
 }

@@ -76,7 +76,7 @@ fn push_error(errors: &str, msg: &str) -> String {
 pub struct TaskHandle {
     store: Arc<Store>,
     pub id: i64,
-    observer: Option<Box<dyn Fn(&TaskOut) + Send + Sync>>,
+    observer: Option<Observer>,
 }
 
 impl TaskHandle {
@@ -144,6 +144,9 @@ impl TaskHandle {
         )
     }
 }
+
+/// Receives every update of a task run in the foreground (local CLI mode).
+pub type Observer = Box<dyn Fn(&TaskOut) + Send + Sync>;
 
 /// A unit of background work.
 pub type Job = Box<dyn FnOnce(&TaskHandle) -> Result<()> + Send>;
@@ -221,7 +224,7 @@ impl Engine {
 
     /// Run `job` for task `id`: in the background on the worker pool, or — when an
     /// observer is given (local CLI mode) — in the foreground, reporting each update.
-    pub fn run_task(&self, id: i64, job: Job, observer: Option<Box<dyn Fn(&TaskOut) + Send + Sync>>) {
+    pub fn run_task(&self, id: i64, job: Job, observer: Option<Observer>) {
         let foreground = observer.is_some();
         let handle = TaskHandle {
             store: self.store.clone(),

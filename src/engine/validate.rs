@@ -372,6 +372,28 @@ impl<'a> Form<'a> {
         Some(items)
     }
 
+    /// DRF `MultipleChoiceField`: a list of `choices`; the first item that is not one
+    /// (compared as Python's `str(item)`) fails the whole field.
+    pub fn multiple_choice(&mut self, name: &str, rule: List, choices: &[&str]) -> Option<Vec<String>> {
+        let items = self.list(name, rule)?;
+        let mut out = Vec::with_capacity(items.len());
+        for v in items {
+            let shown = match v {
+                Value::String(s) => s.clone(),
+                Value::Bool(b) => if *b { "True" } else { "False" }.to_string(),
+                Value::Null => "None".to_string(),
+                Value::Number(n) => n.as_f64().filter(|_| n.is_f64()).map(py_float).unwrap_or_else(|| n.to_string()),
+                other => other.to_string(),
+            };
+            if !choices.contains(&shown.as_str()) {
+                self.fail(name, format!("\"{shown}\" is not a valid choice."));
+                return None;
+            }
+            out.push(shown);
+        }
+        Some(out)
+    }
+
     /// A list whose items are coerced by `item`; item errors are keyed by index.
     pub fn list_of<T>(&mut self, name: &str, rule: List, item: impl Fn(&Value) -> std::result::Result<T, String>) -> Option<Vec<T>> {
         let items = self.list(name, rule)?;

@@ -462,6 +462,14 @@ pub const OPS: &[Op] = &[
         ("200", None),
     ),
     op(
+        "post",
+        "/mlp/texts/",
+        "mlp",
+        "Language processing (tokens, lemmas, POS tags, language, facts): {texts, analyzers?}",
+        None,
+        ("200", None),
+    ),
+    op(
         "get",
         "/tasks/",
         "tasks",

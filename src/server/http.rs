@@ -2,6 +2,7 @@
 //! anonymous), the API base URL for links, DRF-style body parsing (JSON, url-encoded and
 //! multipart forms), path ids, and turning engine results into responses.
 use crate::engine::accounts::User;
+use crate::engine::dataset_imports::Upload;
 use crate::engine::error::Error;
 use crate::engine::validate::FORM_MARKER;
 use crate::engine::{Ctx, Engine};
@@ -73,7 +74,7 @@ pub fn no_content(_: ()) -> Reply {
 /// Run blocking engine work off the async runtime.
 pub async fn blocking<T: Send + 'static>(
     state: &AppState,
-    f: impl FnOnce(&Engine) -> Result<T, Error> + Send + 'static,
+    f: impl FnOnce(&Arc<Engine>) -> Result<T, Error> + Send + 'static,
 ) -> Result<T, ApiError> {
     let engine = state.clone();
     tokio::task::spawn_blocking(move || f(&engine))
@@ -197,16 +198,75 @@ impl<S: Send + Sync> FromRequestParts<S> for Query {
 /// DRF's QueryDict rules (last value for scalars, all values for lists).
 pub struct Body(pub Value);
 
-fn form_value(pairs: impl Iterator<Item = (String, String)>) -> Value {
+fn form_value(pairs: impl Iterator<Item = (String, Value)>) -> Value {
     let mut m = Map::new();
     m.insert(FORM_MARKER.into(), Value::Bool(true));
     for (k, v) in pairs {
-        match m.entry(k).or_insert_with(|| Value::Array(vec![])) {
-            Value::Array(a) => a.push(Value::String(v)),
-            _ => {}
+        if let Value::Array(a) = m.entry(k).or_insert_with(|| Value::Array(vec![])) {
+            a.push(v);
         }
     }
     Value::Object(m)
+}
+
+/// Remove keys a client must not send: the engine's internal markers start with NUL.
+fn sanitize(v: Value) -> Value {
+    match v {
+        Value::Object(o) => Value::Object(
+            o.into_iter()
+                .filter(|(k, _)| !k.starts_with('\u{0}'))
+                .map(|(k, v)| (k, sanitize(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.into_iter().map(sanitize).collect()),
+        other => other,
+    }
+}
+
+/// Stream one uploaded file part to a new file in the upload directory.
+async fn save_upload(engine: &Engine, mut field: axum::extract::multipart::Field<'_>) -> Result<Value, ApiError> {
+    use tokio::io::AsyncWriteExt;
+    let file_name = field.file_name().unwrap_or("").to_string();
+    let dir = engine.upload_dir()?;
+    let path = dir.join(format!(
+        "{}-{}",
+        crate::engine::passwords::random_string(16),
+        sanitize_file_name(&file_name)
+    ));
+    let mut out = tokio::fs::File::create(&path)
+        .await
+        .map_err(|e| ApiError::from(Error::internal(e)))?;
+    loop {
+        match field.chunk().await {
+            Ok(Some(chunk)) => out.write_all(&chunk).await.map_err(|e| ApiError::from(Error::internal(e)))?,
+            Ok(None) => break,
+            Err(e) => {
+                drop(out);
+                let _ = tokio::fs::remove_file(&path).await;
+                return Err(if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError::from(too_large())
+                } else {
+                    ApiError::from(Error::BadRequest(format!("Multipart form parse error - {e}")))
+                });
+            }
+        }
+    }
+    out.flush().await.map_err(|e| ApiError::from(Error::internal(e)))?;
+    Ok(Upload {
+        path,
+        file_name,
+        owned: true,
+    }
+    .to_value())
+}
+
+/// Keep only harmless characters of a client-given file name.
+fn sanitize_file_name(name: &str) -> String {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or("");
+    base.chars()
+        .map(|c| if c.is_alphanumeric() || ".-_".contains(c) { c } else { '_' })
+        .take(100)
+        .collect()
 }
 
 fn media_type(headers: &HeaderMap) -> Option<String> {
@@ -216,9 +276,9 @@ fn media_type(headers: &HeaderMap) -> Option<String> {
         .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
 }
 
-impl<S: Send + Sync> FromRequest<S> for Body {
+impl FromRequest<AppState> for Body {
     type Rejection = ApiError;
-    async fn from_request(req: Request, s: &S) -> Result<Self, Self::Rejection> {
+    async fn from_request(req: Request, s: &AppState) -> Result<Self, Self::Rejection> {
         let mt = media_type(req.headers());
         if mt.as_deref() == Some("multipart/form-data") {
             let mut mp = axum::extract::Multipart::from_request(req, s)
@@ -231,9 +291,14 @@ impl<S: Send + Sync> FromRequest<S> for Body {
                 .map_err(|e| ApiError::from(Error::BadRequest(format!("Multipart form parse error - {e}"))))?
             {
                 let name = field.name().unwrap_or("").to_string();
-                if field.file_name().is_none() {
-                    pairs.push((name, field.text().await.unwrap_or_default()));
+                if name.starts_with('\u{0}') {
+                    continue;
                 }
+                let value = match field.file_name() {
+                    Some(_) => save_upload(s, field).await?,
+                    None => Value::String(field.text().await.unwrap_or_default()),
+                };
+                pairs.push((name, value));
             }
             return Ok(Body(form_value(pairs.into_iter())));
         }
@@ -243,9 +308,12 @@ impl<S: Send + Sync> FromRequest<S> for Body {
         }
         match mt.as_deref() {
             None | Some("application/json") => serde_json::from_slice(&bytes)
-                .map(Body)
+                .map(|v| Body(sanitize(v)))
                 .map_err(|e| ApiError::from(Error::BadRequest(format!("JSON parse error - {e}")))),
-            Some("application/x-www-form-urlencoded") => Ok(Body(form_value(form_urlencoded::parse(&bytes).into_owned()))),
+            Some("application/x-www-form-urlencoded") => {
+                let pairs = form_urlencoded::parse(&bytes).into_owned().filter(|(k, _)| !k.starts_with('\u{0}'));
+                Ok(Body(form_value(pairs.map(|(k, v)| (k, Value::String(v))))))
+            }
             Some(other) => Err(ApiError::detail(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 format!("Unsupported media type \"{other}\" in request."),

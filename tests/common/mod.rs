@@ -123,10 +123,7 @@ impl Server {
             Ok(p) => p,
             Err(_) => {
                 let _ = child.kill();
-                panic!(
-                    "ta serve printed no 'serving' line; stderr:\n{}",
-                    stderr.lock().unwrap()
-                );
+                panic!("ta serve printed no 'serving' line; stderr:\n{}", stderr.lock().unwrap());
             }
         };
         let origin = format!("http://127.0.0.1:{port}");
@@ -201,13 +198,7 @@ impl Server {
     }
 
     /// `method path` with an optional token and JSON body.
-    pub fn call(
-        &self,
-        method: &str,
-        path: &str,
-        token: Option<&str>,
-        body: Option<&Value>,
-    ) -> Resp {
+    pub fn call(&self, method: &str, path: &str, token: Option<&str>, body: Option<&Value>) -> Resp {
         let mut r = self.request(method, path);
         if let Some(t) = token {
             r = r.header("Authorization", format!("Token {t}"));
@@ -271,11 +262,7 @@ impl Server {
 
     /// Create a project as `token` (a superuser) with the given member user URLs.
     pub fn create_project(&self, token: &str, title: &str, users: &[&str]) -> Value {
-        let r = self.post(
-            "/projects/",
-            Some(token),
-            &serde_json::json!({"title": title, "users": users}),
-        );
+        let r = self.post("/projects/", Some(token), &serde_json::json!({"title": title, "users": users}));
         assert_eq!(r.status, 201, "create project: {}", r.text);
         r.json()
     }
@@ -327,38 +314,25 @@ impl From<reqwest::blocking::Response> for Resp {
 impl Resp {
     /// The body as JSON (panics with the body text when it is not JSON).
     pub fn json(&self) -> Value {
-        serde_json::from_slice(&self.bytes)
-            .unwrap_or_else(|e| panic!("body is not JSON ({e}): {:?}", self.text))
+        serde_json::from_slice(&self.bytes).unwrap_or_else(|e| panic!("body is not JSON ({e}): {:?}", self.text))
     }
 
     /// A response header as text ("" when absent).
     pub fn header(&self, name: &str) -> String {
-        self.headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_string()
+        self.headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_string()
     }
 
     /// Assert the status and the whole JSON body.
     #[track_caller]
     pub fn expect(&self, status: u16, body: Value) {
-        assert_eq!(
-            self.status, status,
-            "unexpected status; body: {}",
-            self.text
-        );
+        assert_eq!(self.status, status, "unexpected status; body: {}", self.text);
         assert_eq!(self.json(), body, "unexpected body");
     }
 
     /// Assert the status and return the JSON body.
     #[track_caller]
     pub fn ok(&self, status: u16) -> Value {
-        assert_eq!(
-            self.status, status,
-            "unexpected status; body: {}",
-            self.text
-        );
+        assert_eq!(self.status, status, "unexpected status; body: {}", self.text);
         self.json()
     }
 }
@@ -379,8 +353,7 @@ impl CliOut {
     /// Stdout as JSON (panics with the whole output when it is not).
     #[track_caller]
     pub fn json(&self) -> Value {
-        serde_json::from_str(self.stdout.trim())
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {self:?}"))
+        serde_json::from_str(self.stdout.trim()).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {self:?}"))
     }
 
     /// Assert exit 0 and return stdout as JSON.
@@ -398,10 +371,7 @@ impl CliOut {
         assert_eq!(self.stdout, "", "stdout must be empty on error: {self:?}");
         let lines: Vec<&str> = self.stderr.lines().collect();
         assert_eq!(lines.len(), 1, "error must be one line on stderr: {self:?}");
-        assert!(
-            lines[0].starts_with("ta: error: "),
-            "error line prefix: {self:?}"
-        );
+        assert!(lines[0].starts_with("ta: error: "), "error line prefix: {self:?}");
         lines[0].to_string()
     }
 }
@@ -439,9 +409,7 @@ pub fn is_timestamp(s: &str) -> bool {
         return false;
     }
     let digits = [0..4, 5..7, 8..10, 11..13, 14..16, 17..19, 20..26];
-    digits
-        .iter()
-        .all(|r| b[r.clone()].iter().all(u8::is_ascii_digit))
+    digits.iter().all(|r| b[r.clone()].iter().all(u8::is_ascii_digit))
         && b[4] == b'-'
         && b[7] == b'-'
         && b[10] == b'T'
@@ -453,9 +421,7 @@ pub fn is_timestamp(s: &str) -> bool {
 
 /// True for a token key: 40 lower-case hex characters.
 pub fn is_token(s: &str) -> bool {
-    s.len() == 40
-        && s.bytes()
-            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
+    s.len() == 40 && s.bytes().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
 }
 
 /// Replace timestamps by `"<ts>"` and token keys by `"<token>"`, recursively.
@@ -464,9 +430,7 @@ pub fn normalize(v: &Value) -> Value {
         Value::String(s) if is_timestamp(s) => Value::String("<ts>".into()),
         Value::String(s) if is_token(s) => Value::String("<token>".into()),
         Value::Array(a) => Value::Array(a.iter().map(normalize).collect()),
-        Value::Object(o) => {
-            Value::Object(o.iter().map(|(k, v)| (k.clone(), normalize(v))).collect())
-        }
+        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), normalize(v))).collect()),
         other => other.clone(),
     }
 }
@@ -476,11 +440,7 @@ pub fn replace_in(v: &Value, from: &str, to: &str) -> Value {
     match v {
         Value::String(s) => Value::String(s.replace(from, to)),
         Value::Array(a) => Value::Array(a.iter().map(|x| replace_in(x, from, to)).collect()),
-        Value::Object(o) => Value::Object(
-            o.iter()
-                .map(|(k, x)| (k.clone(), replace_in(x, from, to)))
-                .collect(),
-        ),
+        Value::Object(o) => Value::Object(o.iter().map(|(k, x)| (k.clone(), replace_in(x, from, to))).collect()),
         other => other.clone(),
     }
 }
@@ -510,14 +470,7 @@ pub fn project_resources(base: &str, id: i64) -> Value {
 }
 
 /// The expected project body.
-pub fn project_body(
-    base: &str,
-    id: i64,
-    title: &str,
-    author: &str,
-    user_ids: &[i64],
-    indices: &[&str],
-) -> Value {
+pub fn project_body(base: &str, id: i64, title: &str, author: &str, user_ids: &[i64], indices: &[&str]) -> Value {
     serde_json::json!({
         "url": format!("{base}/projects/{id}/"),
         "id": id,

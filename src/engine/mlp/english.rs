@@ -22,7 +22,11 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.data.len()).ok_or("truncated tagger file")?;
+        let end = self
+            .pos
+            .checked_add(n)
+            .filter(|&e| e <= self.data.len())
+            .ok_or("truncated tagger file")?;
         let out = &self.data[self.pos..end];
         self.pos = end;
         Ok(out)
@@ -221,7 +225,12 @@ impl Lemmatizer {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let t: LemmaTables = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         let index = t.index.into_iter().map(|(k, v)| (k, v.into_iter().collect())).collect();
-        Ok(Lemmatizer { lookup: t.lookup, index, exc: t.exc, rules: t.rules })
+        Ok(Lemmatizer {
+            lookup: t.lookup,
+            index,
+            exc: t.exc,
+            rules: t.rules,
+        })
     }
 
     pub fn lemma(&self, word: &str, tag: &str) -> String {
@@ -268,7 +277,10 @@ pub struct English {
 
 impl English {
     pub fn load(dir: &Path) -> Result<English, String> {
-        Ok(English { tagger: Perceptron::load(&dir.join("tagger.bin"))?, lemmatizer: Lemmatizer::load(&dir.join("lemma.json"))? })
+        Ok(English {
+            tagger: Perceptron::load(&dir.join("tagger.bin"))?,
+            lemmatizer: Lemmatizer::load(&dir.join("lemma.json"))?,
+        })
     }
 
     /// (lemma, XPOS) per word of every sentence, flattened.
@@ -276,7 +288,11 @@ impl English {
         let words: Vec<&str> = sentences.iter().flatten().copied().collect();
         let mut tags: Vec<String> = words.iter().zip(self.tagger.tag(sentences)).map(|(w, t)| ewt_tag(w, t)).collect();
         particles_before_prepositions(&mut tags);
-        words.iter().zip(tags).map(|(word, tag)| (self.lemmatizer.lemma(word, &tag), tag)).collect()
+        words
+            .iter()
+            .zip(tags)
+            .map(|(word, tag)| (self.lemmatizer.lemma(word, &tag), tag))
+            .collect()
     }
 
     /// Raw PTB tags (for the WSJ fidelity benchmark).

@@ -25,7 +25,10 @@ impl EntityMapper {
     /// Loads every `*.json` in `dir`; returns the mapper and the files loaded (sorted).
     pub fn load(dir: &Path) -> Result<(EntityMapper, Vec<std::path::PathBuf>), String> {
         let mut files: Vec<_> = match std::fs::read_dir(dir) {
-            Ok(entries) => entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "json")).collect(),
+            Ok(entries) => entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect(),
             Err(_) => return Ok((EntityMapper::default(), Vec::new())),
         };
         files.sort();

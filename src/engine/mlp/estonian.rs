@@ -1,18 +1,44 @@
-//! Estonian pipeline (mlp.md §10.3): Vabamorf (C++, linked by build.rs-mlp.rs) analyses and
+//! Estonian pipeline (mlp.md §10.3): Vabamorf (C++, compiled by build.rs) analyses and
 //! disambiguates each sentence; the first analysis gives the lemma (estnltk's rule: compound
 //! and phonetic markers removed, hyphen groups kept, verbs + `ma`) and the POS letter.
 //!
 //! Data: `et/et.dct` (analyser lexicon) and `et/et3.dct` (disambiguator model).
+//!
+//! Without `cfg(ta_vabamorf)` (build.rs found no sources) the C functions are stand-ins
+//! that never open, so `Estonian::load` reports the missing build instead.
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::Path;
 use std::sync::Mutex;
 
-extern "C" {
-    fn ta_vm_open(lex_path: *const c_char, disamb_path: *const c_char) -> *mut c_void;
-    fn ta_vm_close(handle: *mut c_void);
-    fn ta_vm_analyze(handle: *mut c_void, words: *const *const c_char, n: c_int) -> *mut c_char;
-    fn ta_vm_free(s: *mut c_char);
+#[cfg(ta_vabamorf)]
+use ffi::*;
+#[cfg(not(ta_vabamorf))]
+use stand_in::*;
+
+#[cfg(ta_vabamorf)]
+mod ffi {
+    use std::ffi::{c_char, c_int, c_void};
+    extern "C" {
+        pub fn ta_vm_open(lex_path: *const c_char, disamb_path: *const c_char) -> *mut c_void;
+        pub fn ta_vm_close(handle: *mut c_void);
+        pub fn ta_vm_analyze(handle: *mut c_void, words: *const *const c_char, n: c_int) -> *mut c_char;
+        pub fn ta_vm_free(s: *mut c_char);
+    }
+}
+
+/// The shim's signatures for a build without Vabamorf: nothing opens.
+#[cfg(not(ta_vabamorf))]
+mod stand_in {
+    use std::ffi::{c_char, c_int, c_void};
+    pub unsafe fn ta_vm_open(_lex: *const c_char, _disamb: *const c_char) -> *mut c_void {
+        std::ptr::null_mut()
+    }
+    pub unsafe fn ta_vm_close(_handle: *mut c_void) {}
+    pub unsafe fn ta_vm_analyze(_handle: *mut c_void, _words: *const *const c_char, _n: c_int) -> *mut c_char {
+        std::ptr::null_mut()
+    }
+    pub unsafe fn ta_vm_free(_s: *mut c_char) {}
 }
 
 struct Handle(*mut c_void);
@@ -37,6 +63,12 @@ fn c_path(p: &Path) -> Result<CString, String> {
 
 impl Estonian {
     pub fn load(dir: &Path) -> Result<Estonian, String> {
+        if cfg!(not(ta_vabamorf)) {
+            return Err(
+                "Estonian morphology not built in: third_party/vabamorf/ was missing at build time (run scripts/setup.sh, then rebuild)"
+                    .into(),
+            );
+        }
         let (lex, disamb) = (dir.join("et.dct"), dir.join("et3.dct"));
         for f in [&lex, &disamb] {
             if !f.is_file() {
@@ -47,7 +79,9 @@ impl Estonian {
         if handle.is_null() {
             return Err(format!("{}: Vabamorf could not open the lexicons", dir.display()));
         }
-        Ok(Estonian { handle: Mutex::new(Handle(handle)) })
+        Ok(Estonian {
+            handle: Mutex::new(Handle(handle)),
+        })
     }
 
     /// (lemma, POS letter) per word of every sentence, flattened.
@@ -71,7 +105,10 @@ impl Estonian {
     }
 
     fn call(&self, words: &[&str]) -> Option<String> {
-        let owned: Vec<CString> = words.iter().map(|w| CString::new(w.replace('\0', "")).unwrap_or_default()).collect();
+        let owned: Vec<CString> = words
+            .iter()
+            .map(|w| CString::new(w.replace('\0', "")).unwrap_or_default())
+            .collect();
         let ptrs: Vec<*const c_char> = owned.iter().map(|c| c.as_ptr()).collect();
         let guard = self.handle.lock().unwrap_or_else(|e| e.into_inner());
         let out = unsafe { ta_vm_analyze(guard.0, ptrs.as_ptr(), ptrs.len() as c_int) };
@@ -90,11 +127,17 @@ const COMPOUND_MARKERS: [char; 3] = ['_', '+', '='];
 
 /// estnltk `get_group_tokens` + `get_lemma`.
 fn lemma_from_root(root: &str, pos: &str) -> String {
-    let is_marker = root.chars().count() == 1 && root.chars().all(|c| PHONETIC_MARKERS.contains(&c) || COMPOUND_MARKERS.contains(&c) || c == '-');
+    let is_marker = root.chars().count() == 1
+        && root
+            .chars()
+            .all(|c| PHONETIC_MARKERS.contains(&c) || COMPOUND_MARKERS.contains(&c) || c == '-');
     let lemma = if is_marker {
         root.to_string()
     } else {
-        root.split('-').map(|group| group.split('_').map(trim_markers).collect::<String>()).collect::<Vec<_>>().join("-")
+        root.split('-')
+            .map(|group| group.split('_').map(trim_markers).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("-")
     };
     if pos == "V" && lemma != "ei" && lemma != "ära" {
         format!("{lemma}ma")

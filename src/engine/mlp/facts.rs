@@ -18,7 +18,12 @@ pub struct Fact {
 
 impl Fact {
     fn new(kind: &str, value: String, span: (usize, usize)) -> Fact {
-        Fact { kind: kind.to_string(), value, spans: vec![span], lemma: None }
+        Fact {
+            kind: kind.to_string(),
+            value,
+            spans: vec![span],
+            lemma: None,
+        }
     }
 
     /// The wire form: `spans` JSON-encoded the way Python's `json.dumps` writes it.
@@ -36,14 +41,75 @@ impl Fact {
 
 /// Months (et/en/ru, full and abbreviated) used to reject dates posing as phone numbers.
 const MONTHS: &[&str] = &[
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
-    "sept", "oct", "nov", "dec", "jaanuar", "veebruar", "märts", "aprill", "mai", "juuni",
-    "juuli", "oktoober", "detsember", "jaan", "veebr", "okt", "dets", "января", "февраля",
-    "марта", "апреля", "мая", "июня", "июля", "августа", "сентября", "октября", "ноября",
-    "декабря", "январь", "февраль", "март", "апрель", "май", "июнь", "июль", "август",
-    "сентябрь", "октябрь", "ноябрь", "декабрь", "янв", "фев", "апр", "авг", "сен", "окт",
-    "ноя", "дек",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "jaanuar",
+    "veebruar",
+    "märts",
+    "aprill",
+    "mai",
+    "juuni",
+    "juuli",
+    "oktoober",
+    "detsember",
+    "jaan",
+    "veebr",
+    "okt",
+    "dets",
+    "января",
+    "февраля",
+    "марта",
+    "апреля",
+    "мая",
+    "июня",
+    "июля",
+    "августа",
+    "сентября",
+    "октября",
+    "ноября",
+    "декабря",
+    "январь",
+    "февраль",
+    "март",
+    "апрель",
+    "май",
+    "июнь",
+    "июль",
+    "август",
+    "сентябрь",
+    "октябрь",
+    "ноябрь",
+    "декабрь",
+    "янв",
+    "фев",
+    "апр",
+    "авг",
+    "сен",
+    "окт",
+    "ноя",
+    "дек",
 ];
 
 /// Text between two facts that ends a BOUNDED group (a new message or paragraph).
@@ -88,7 +154,12 @@ impl<'a> Doc<'a> {
             count += 1;
         }
         char_at[text.len()] = count;
-        Doc { text, words, lemmas, char_at }
+        Doc {
+            text,
+            words,
+            lemmas,
+            char_at,
+        }
     }
 
     fn span(&self, start: usize, end: usize) -> (usize, usize) {
@@ -242,7 +313,11 @@ fn split_namemails(facts: &[Fact]) -> Vec<Fact> {
         let name = words[..2.min(words.len())].join(" ");
         let email = words.get(2..).map(|w| w.join(" ")).unwrap_or_default();
         let (start, end) = f.spans[0];
-        let email_fact = Fact::new("EMAIL", strip_value(&email).to_string(), (end.saturating_sub(email.chars().count()), end));
+        let email_fact = Fact::new(
+            "EMAIL",
+            strip_value(&email).to_string(),
+            (end.saturating_sub(email.chars().count()), end),
+        );
         let name_fact = Fact::new("PER", strip_value(&name).to_string(), (start, start + name.chars().count()));
         starts.extend([email_fact.spans[0].0, name_fact.spans[0].0]);
         ends.extend([email_fact.spans[0].1, name_fact.spans[0].1]);
@@ -285,16 +360,29 @@ impl Group {
     }
 
     fn pairs(&self) -> Vec<(&str, &str)> {
-        self.kinds.iter().flat_map(|(k, vs)| vs.iter().map(move |v| (k.as_str(), v.as_str()))).collect()
+        self.kinds
+            .iter()
+            .flat_map(|(k, vs)| vs.iter().map(move |v| (k.as_str(), v.as_str())))
+            .collect()
     }
 
     fn into_fact(self, doc: &Doc) -> Fact {
         let lemmas: KindValues = self
             .kinds
             .iter()
-            .map(|(k, vs)| (k.clone(), vs.iter().map(|v| entity_lemma(doc, v).unwrap_or_else(|| "UNK".into())).collect()))
+            .map(|(k, vs)| {
+                (
+                    k.clone(),
+                    vs.iter().map(|v| entity_lemma(doc, v).unwrap_or_else(|| "UNK".into())).collect(),
+                )
+            })
             .collect();
-        Fact { kind: "BOUNDED".into(), value: python_repr(&self.kinds), spans: self.spans, lemma: Some(python_repr(&lemmas)) }
+        Fact {
+            kind: "BOUNDED".into(),
+            value: python_repr(&self.kinds),
+            spans: self.spans,
+            lemma: Some(python_repr(&lemmas)),
+        }
     }
 }
 
@@ -376,7 +464,12 @@ fn clean_similar(raw: &KindValues) -> KindValues {
     }
     for (_, values) in out.iter_mut() {
         let mut seen = Vec::new();
-        values.retain(|v| !seen.contains(v) && { seen.push(v.clone()); true });
+        values.retain(|v| {
+            !seen.contains(v) && {
+                seen.push(v.clone());
+                true
+            }
+        });
     }
     out
 }
@@ -409,10 +502,18 @@ fn entity_lemma(doc: &Doc, value: &str) -> Option<String> {
             continue;
         }
         let rest = &parts[1..];
-        let follows = rest.iter().enumerate().all(|(k, p)| doc.words.get(i + 1 + k).is_some_and(|w| w == p));
+        let follows = rest
+            .iter()
+            .enumerate()
+            .all(|(k, p)| doc.words.get(i + 1 + k).is_some_and(|w| w == p));
         if rest.is_empty() || follows {
             let lemma = doc.lemmas.get(i).cloned().unwrap_or_else(|| word.clone());
-            return Some(std::iter::once(lemma.as_str()).chain(rest.iter().copied()).collect::<Vec<_>>().join(" "));
+            return Some(
+                std::iter::once(lemma.as_str())
+                    .chain(rest.iter().copied())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
         }
     }
     None
@@ -454,9 +555,7 @@ fn python_str_repr(s: &str) -> String {
 
 /// Removes identical facts and sorts by (first span, kind, value) (mlp.md §4.1).
 pub fn finish(mut facts: Vec<Fact>) -> Vec<Fact> {
-    facts.sort_by(|a, b| {
-        (a.spans[0], &a.kind, &a.value, &a.spans, &a.lemma).cmp(&(b.spans[0], &b.kind, &b.value, &b.spans, &b.lemma))
-    });
+    facts.sort_by(|a, b| (a.spans[0], &a.kind, &a.value, &a.spans, &a.lemma).cmp(&(b.spans[0], &b.kind, &b.value, &b.spans, &b.lemma)));
     facts.dedup();
     facts
 }

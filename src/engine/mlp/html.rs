@@ -117,7 +117,11 @@ fn decode_entities(s: &str) -> String {
     while let Some(amp) = rest.find('&') {
         out.push_str(&rest[..amp]);
         let after = &rest[amp + 1..];
-        match after.find(';').filter(|&i| i <= 10).and_then(|i| entity_char(&after[..i]).map(|c| (i, c))) {
+        match after
+            .find(';')
+            .filter(|&i| i <= 10)
+            .and_then(|i| entity_char(&after[..i]).map(|c| (i, c)))
+        {
             Some((i, c)) => {
                 out.push(c);
                 rest = &after[i + 1..];

@@ -161,16 +161,40 @@ impl LangDetector {
     fn normalize(&self, c: char) -> char {
         let cp = c as u32;
         match cp {
-            0..=0x7f => if c.is_ascii_alphabetic() { c } else { ' ' },
-            0x80..=0xff => if self.latin1_excluded.contains(&c) { ' ' } else { c },
+            0..=0x7f => {
+                if c.is_ascii_alphabetic() {
+                    c
+                } else {
+                    ' '
+                }
+            }
+            0x80..=0xff => {
+                if self.latin1_excluded.contains(&c) {
+                    ' '
+                } else {
+                    c
+                }
+            }
             0x180..=0x24f => match c {
                 '\u{219}' => '\u{15f}',
                 '\u{21b}' => '\u{163}',
                 _ => c,
             },
             0x2000..=0x206f => ' ',
-            0x600..=0x6ff => if c == '\u{6cc}' { '\u{64a}' } else { c },
-            0x1e00..=0x1eff => if cp >= 0x1ea0 { '\u{1ec3}' } else { c },
+            0x600..=0x6ff => {
+                if c == '\u{6cc}' {
+                    '\u{64a}'
+                } else {
+                    c
+                }
+            }
+            0x1e00..=0x1eff => {
+                if cp >= 0x1ea0 {
+                    '\u{1ec3}'
+                } else {
+                    c
+                }
+            }
             0x3040..=0x309f => '\u{3042}',
             0x30a0..=0x30ff => '\u{30a2}',
             0x3100..=0x312f | 0x31a0..=0x31bf => '\u{3105}',
@@ -283,13 +307,19 @@ struct PyRandom {
 impl PyRandom {
     /// `random.seed(n)` for a small non-negative integer (`init_by_array([n])`).
     fn new(seed: u32) -> PyRandom {
-        let mut r = PyRandom { state: [0; 624], index: 624, gauss_next: None };
+        let mut r = PyRandom {
+            state: [0; 624],
+            index: 624,
+            gauss_next: None,
+        };
         r.init_genrand(19650218);
         let key = [seed];
         let (mut i, mut j) = (1usize, 0usize);
         for _ in 0..624usize.max(key.len()) {
             let prev = r.state[i - 1] ^ (r.state[i - 1] >> 30);
-            r.state[i] = (r.state[i] ^ prev.wrapping_mul(1664525)).wrapping_add(key[j]).wrapping_add(j as u32);
+            r.state[i] = (r.state[i] ^ prev.wrapping_mul(1664525))
+                .wrapping_add(key[j])
+                .wrapping_add(j as u32);
             i += 1;
             j += 1;
             if i >= 624 {

@@ -6,16 +6,16 @@
 //! `{"text": {...}, "service_facts": [...], "texta_facts": [...]}`. The engine is Send + Sync:
 //! share one instance across request threads. A text whose analysis fails gets the fallback of
 //! mlp.md §7 (tokens as lemmas, `X` tags, regex facts) instead of failing the request.
-//!
-//! Self-contained: only `self::`/`super::` paths, so it builds inside ta and in a scratch crate.
+//! `service` connects it to the `Engine` (shared instance, request validation, health).
 
-mod entities;
 mod english;
+mod entities;
 mod estonian;
 mod facts;
 mod html;
 mod langdetect;
 mod russian;
+pub mod service;
 mod tokenize;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -23,12 +23,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-pub use self::russian::RuPos;
-use self::entities::EntityMapper;
 use self::english::English;
+use self::entities::EntityMapper;
 use self::estonian::Estonian;
 use self::facts::{Doc, Fact, FactExtractor};
 use self::langdetect::LangDetector;
+pub use self::russian::RuPos;
 use self::russian::Russian;
 use self::tokenize::Tokenizer;
 
@@ -71,7 +71,12 @@ pub struct MlpConfig {
 
 impl Default for MlpConfig {
     fn default() -> Self {
-        MlpConfig { languages: vec![Lang::Et, Lang::En, Lang::Ru], default_language: Lang::Et, ru_pos: RuPos::Upos, version: "0.1.0".into() }
+        MlpConfig {
+            languages: vec![Lang::Et, Lang::En, Lang::Ru],
+            default_language: Lang::Et,
+            ru_pos: RuPos::Upos,
+            version: "0.1.0".into(),
+        }
     }
 }
 
@@ -85,7 +90,10 @@ impl MlpConfig {
                 cfg.languages = langs;
             }
         }
-        if let Some(lang) = std::env::var("TA_MLP_DEFAULT_LANGUAGE").ok().and_then(|c| Lang::from_code(c.trim())) {
+        if let Some(lang) = std::env::var("TA_MLP_DEFAULT_LANGUAGE")
+            .ok()
+            .and_then(|c| Lang::from_code(c.trim()))
+        {
             cfg.default_language = lang;
         }
         if std::env::var("TA_MLP_RU_POS").is_ok_and(|v| v.eq_ignore_ascii_case("x")) {
@@ -109,10 +117,28 @@ pub struct Analyzers {
 }
 
 impl Analyzers {
-    pub const NAMES: [&'static str; 8] = ["lemmas", "pos_tags", "transliteration", "ner", "contacts", "entities", "namemail", "bounded"];
+    pub const NAMES: [&'static str; 8] = [
+        "lemmas",
+        "pos_tags",
+        "transliteration",
+        "ner",
+        "contacts",
+        "entities",
+        "namemail",
+        "bounded",
+    ];
 
     pub fn all() -> Analyzers {
-        Analyzers { lemmas: true, pos_tags: true, transliteration: true, ner: true, contacts: true, entities: true, namemail: true, bounded: true }
+        Analyzers {
+            lemmas: true,
+            pos_tags: true,
+            transliteration: true,
+            ner: true,
+            contacts: true,
+            entities: true,
+            namemail: true,
+            bounded: true,
+        }
     }
 
     /// Parses analyzer names; `Err` carries the first value that is not a valid choice.
@@ -180,7 +206,11 @@ impl MlpEngine {
         let dir = data_dir.join("mlp");
         let mut errors = Vec::new();
         let single = cfg.languages.len() == 1;
-        let detector = if single { None } else { record(LangDetector::load(&dir.join("lang/profiles.json")), &mut errors) };
+        let detector = if single {
+            None
+        } else {
+            record(LangDetector::load(&dir.join("lang/profiles.json")), &mut errors)
+        };
         let mut pipelines = Pipelines::default();
         for lang in &cfg.languages {
             match lang {
@@ -190,7 +220,10 @@ impl MlpEngine {
             }
         }
         let (entity_mapper, files) = record(EntityMapper::load(&dir.join("entity_mapper")), &mut errors).unwrap_or_default();
-        let entity_files = files.iter().map(|f| f.strip_prefix(data_dir).unwrap_or(f).to_string_lossy().into_owned()).collect();
+        let entity_files = files
+            .iter()
+            .map(|f| f.strip_prefix(data_dir).unwrap_or(f).to_string_lossy().into_owned())
+            .collect();
         MlpEngine {
             cfg,
             data_dir: data_dir.to_path_buf(),
@@ -252,12 +285,21 @@ impl MlpEngine {
         let sentences = self.tokenizer.tokenize(text, lang);
         let words: Vec<Vec<&str>> = sentences.iter().map(|s| s.iter().map(|t| t.text.as_str()).collect()).collect();
         let flat: Vec<String> = words.iter().flatten().map(|w| w.to_string()).collect();
-        let pairs = if analyzers.needs_pipeline() { self.run_pipeline(lang, &words) } else { None };
+        let pairs = if analyzers.needs_pipeline() {
+            self.run_pipeline(lang, &words)
+        } else {
+            None
+        };
         let (lemmas, tags) = match pairs.filter(|p| p.len() == flat.len()) {
             Some(p) => p.into_iter().map(|(l, t)| (clean_lemma(&l), clean_tag(&t))).unzip(),
             None => (flat.clone(), vec!["X".to_string(); flat.len()]),
         };
-        Analysis { lang, words: flat, lemmas, tags }
+        Analysis {
+            lang,
+            words: flat,
+            lemmas,
+            tags,
+        }
     }
 
     fn run_pipeline(&self, lang: Lang, words: &[Vec<&str>]) -> Option<Vec<(String, String)>> {
@@ -272,7 +314,12 @@ impl MlpEngine {
     /// mlp.md §7: tokens as lemmas, `X` tags (whitespace split if even tokenizing failed).
     fn fallback(&self, text: &str, lang: Lang) -> Analysis {
         let words: Vec<String> = text.split_whitespace().map(String::from).collect();
-        Analysis { lang, lemmas: words.clone(), tags: vec!["X".into(); words.len()], words }
+        Analysis {
+            lang,
+            lemmas: words.clone(),
+            tags: vec!["X".into(); words.len()],
+            words,
+        }
     }
 
     fn extract_facts(&self, joined: &str, analysis: &Analysis, analyzers: &Analyzers) -> Vec<Fact> {
@@ -309,14 +356,22 @@ impl MlpEngine {
     /// Tokenized text of `text` in `lang`, sentence by sentence.
     pub fn tokenize(&self, text: &str, lang: Lang) -> Vec<Vec<String>> {
         let normalized = html::normalize(text);
-        self.tokenizer.tokenize(&normalized, lang).into_iter().map(|s| s.into_iter().map(|t| t.text).collect()).collect()
+        self.tokenizer
+            .tokenize(&normalized, lang)
+            .into_iter()
+            .map(|s| s.into_iter().map(|t| t.text).collect())
+            .collect()
     }
 }
 
 /// mlp.md §2.3: `_`/`=` removed from lemmas longer than 2 characters; no whitespace; empty → `X`.
 fn clean_lemma(lemma: &str) -> String {
     let lemma: String = lemma.chars().filter(|c| !c.is_whitespace()).collect();
-    let lemma = if lemma.chars().count() > 2 { lemma.replace(['_', '='], "") } else { lemma };
+    let lemma = if lemma.chars().count() > 2 {
+        lemma.replace(['_', '='], "")
+    } else {
+        lemma
+    };
     if lemma.is_empty() {
         "X".into()
     } else {

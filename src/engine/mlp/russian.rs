@@ -32,8 +32,23 @@ pub struct Russian {
 }
 
 const SCONJ: &[&str] = &[
-    "что", "чтобы", "если", "когда", "как", "потому", "хотя", "пока", "ли", "будто", "словно",
-    "раз", "поскольку", "ибо", "чем", "дабы", "едва",
+    "что",
+    "чтобы",
+    "если",
+    "когда",
+    "как",
+    "потому",
+    "хотя",
+    "пока",
+    "ли",
+    "будто",
+    "словно",
+    "раз",
+    "поскольку",
+    "ибо",
+    "чем",
+    "дабы",
+    "едва",
 ];
 
 /// UPOS for an OpenCorpora tag (`NOUN,anim,masc,Name sing,nomn`) of a form with `lemma`.
@@ -169,7 +184,12 @@ impl Russian {
         }
         let json = std::fs::read_to_string(&compiled[2]).map_err(|e| format!("{}: {e}", compiled[2].display()))?;
         let analyses = serde_json::from_str(&json).map_err(|e| format!("{}: {e}", compiled[2].display()))?;
-        Ok(Russian { forms: read_map(&compiled[0])?, folded: read_map(&compiled[1])?, analyses, pos_mode })
+        Ok(Russian {
+            forms: read_map(&compiled[0])?,
+            folded: read_map(&compiled[1])?,
+            analyses,
+            pos_mode,
+        })
     }
 
     /// (lemma, tag) per word of every sentence, flattened.

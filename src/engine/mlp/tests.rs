@@ -1,8 +1,8 @@
 //! Golden tests (mlp.md §3, §11 A6) and invariants (§2.1).
 //!
 //! Data-dependent tests use `$TA_MLP_DATA` (the directory holding `mlp/`) and then require
-//! every resource to load; without it they use `<crate>/.cache/mlp/data` when present and are
-//! skipped otherwise.
+//! every resource to load; without it they use the checkout's `data/` (scripts/setup.sh)
+//! when it has `mlp/` and are skipped otherwise.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -15,7 +15,7 @@ fn data_dir() -> Option<PathBuf> {
     if let Ok(dir) = std::env::var("TA_MLP_DATA") {
         return Some(PathBuf::from(dir));
     }
-    let default = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".cache/mlp/data");
+    let default = service::checkout_data();
     default.join("mlp").is_dir().then_some(default)
 }
 
@@ -26,7 +26,12 @@ fn engine() -> Option<&'static MlpEngine> {
         .get_or_init(|| {
             let dir = data_dir()?;
             let engine = MlpEngine::load(&dir, MlpConfig::default());
-            assert!(engine.alive(), "MLP data in {} incomplete: {:?}", dir.display(), engine.load_errors());
+            assert!(
+                engine.alive(),
+                "MLP data in {} incomplete: {:?}",
+                dir.display(),
+                engine.load_errors()
+            );
             Some(engine)
         })
         .as_ref()
@@ -36,7 +41,11 @@ fn engine() -> Option<&'static MlpEngine> {
 /// calls the §3.3 phone example `mk`, so the default configuration would analyse it as `et`.
 fn russian_engine() -> Option<MlpEngine> {
     let dir = data_dir()?;
-    let cfg = MlpConfig { languages: vec![Lang::Ru], default_language: Lang::Ru, ..MlpConfig::default() };
+    let cfg = MlpConfig {
+        languages: vec![Lang::Ru],
+        default_language: Lang::Ru,
+        ..MlpConfig::default()
+    };
     Some(MlpEngine::load(&dir, cfg))
 }
 
@@ -124,7 +133,10 @@ fn golden_russian() {
     let out = run(e, "Лукашенко заявил о договоренности Москвы и Минска по нефти.");
     assert_eq!(out["text"]["text"], "Лукашенко заявил о договоренности Москвы и Минска по нефти .");
     assert_eq!(out["text"]["lang"], "ru");
-    assert_eq!(out["text"]["lemmas"], "лукашенко заявить о договоренность москва и минск по нефть .");
+    assert_eq!(
+        out["text"]["lemmas"],
+        "лукашенко заявить о договоренность москва и минск по нефть ."
+    );
     assert_eq!(out["text"]["pos_tags"], "PROPN VERB ADP NOUN PROPN CCONJ PROPN ADP NOUN PUNCT");
     let ru = russian_engine().expect("data present");
     let out = run(&ru, "Звоните по телефону +7 495 123-45-67.");
@@ -140,7 +152,12 @@ fn golden_russian() {
 #[test]
 fn golden_bounded() {
     let out = run(bare_engine(), "Kirjuta Mari Tamm mari.tamm@example.ee");
-    let kinds: Vec<&str> = out["texta_facts"].as_array().unwrap().iter().map(|f| f["fact"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> = out["texta_facts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["fact"].as_str().unwrap())
+        .collect();
     assert_eq!(kinds, ["BOUNDED", "NAMEMAIL", "EMAIL"]);
     assert_eq!(out["texta_facts"][0]["spans"], "[[8, 17], [18, 38]]");
 }
@@ -156,11 +173,57 @@ fn fallback_language_for_featureless_text() {
 /// Deterministic pseudo-random texts mixing scripts, HTML, emoji, numbers and contacts.
 fn random_texts(n: usize) -> Vec<String> {
     const PIECES: &[&str] = &[
-        "Tere", "maailm", "hello", "world", "don't", "Привет", "мир", "123-45-67", "+372 5123 4567",
-        "info@example.com", "<b>", "</b>", "<br>", "&amp;", "&#128512;", "😀", "👍🏽", "...", "?!", "(", ")",
-        "-", "—", "\n\n", "\n", "  ", "\t", "a < b", "<script>x</script>", "COVID-19", "17.25", "1,000",
-        "Mr.", "т.е.", "nt.", "'s", "'", "\"", "_", "=", "e\u{301}", "\u{200b}", "ß", "İ", "x_y", "https://x.ee/a.",
-        "Mari Tamm", "12.03.2020", "Date: 12 34 56", "ё", "Ёлка",
+        "Tere",
+        "maailm",
+        "hello",
+        "world",
+        "don't",
+        "Привет",
+        "мир",
+        "123-45-67",
+        "+372 5123 4567",
+        "info@example.com",
+        "<b>",
+        "</b>",
+        "<br>",
+        "&amp;",
+        "&#128512;",
+        "😀",
+        "👍🏽",
+        "...",
+        "?!",
+        "(",
+        ")",
+        "-",
+        "—",
+        "\n\n",
+        "\n",
+        "  ",
+        "\t",
+        "a < b",
+        "<script>x</script>",
+        "COVID-19",
+        "17.25",
+        "1,000",
+        "Mr.",
+        "т.е.",
+        "nt.",
+        "'s",
+        "'",
+        "\"",
+        "_",
+        "=",
+        "e\u{301}",
+        "\u{200b}",
+        "ß",
+        "İ",
+        "x_y",
+        "https://x.ee/a.",
+        "Mari Tamm",
+        "12.03.2020",
+        "Date: 12 34 56",
+        "ё",
+        "Ёлка",
     ];
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = move || {
@@ -172,7 +235,10 @@ fn random_texts(n: usize) -> Vec<String> {
     (0..n)
         .map(|_| {
             let len = (next() % 40) as usize;
-            (0..len).map(|_| PIECES[(next() % PIECES.len() as u64) as usize]).collect::<Vec<_>>().join(if next() % 3 == 0 { "" } else { " " })
+            (0..len)
+                .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+                .collect::<Vec<_>>()
+                .join(if next() % 3 == 0 { "" } else { " " })
         })
         .collect()
 }
@@ -186,7 +252,10 @@ fn check_invariants(out: &Value) {
     assert_eq!((w.len(), l.len()), (p.len(), p.len()), "lengths differ: {out}");
     if !text.is_empty() {
         for item in w.iter().chain(&l).chain(&p) {
-            assert!(!item.is_empty() && !item.contains(char::is_whitespace), "bad item {item:?} in {out}");
+            assert!(
+                !item.is_empty() && !item.contains(char::is_whitespace),
+                "bad item {item:?} in {out}"
+            );
         }
     }
     let n = text.chars().count();

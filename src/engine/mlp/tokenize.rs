@@ -34,19 +34,48 @@ const TOKEN_PATTERN: &str = r#"(?x)
 "#;
 
 const ABBREVIATIONS_EN: &[&str] = &[
-    "mr.", "mrs.", "ms.", "dr.", "prof.", "sr.", "jr.", "st.", "vs.", "etc.", "inc.", "ltd.",
-    "co.", "corp.", "jan.", "feb.", "mar.", "apr.", "jun.", "jul.", "aug.", "sep.", "sept.",
-    "oct.", "nov.", "dec.", "no.", "fig.", "approx.", "dept.", "est.", "gen.", "gov.", "mt.",
+    "mr.", "mrs.", "ms.", "dr.", "prof.", "sr.", "jr.", "st.", "vs.", "etc.", "inc.", "ltd.", "co.", "corp.", "jan.", "feb.", "mar.",
+    "apr.", "jun.", "jul.", "aug.", "sep.", "sept.", "oct.", "nov.", "dec.", "no.", "fig.", "approx.", "dept.", "est.", "gen.", "gov.",
+    "mt.",
 ];
 const ABBREVIATIONS_ET: &[&str] = &[
-    "nt.", "jne.", "jm.", "vt.", "lk.", "nr.", "tel.", "dr.", "prof.", "hr.", "pr.", "mnt.",
-    "tn.", "pst.", "ca.", "u.", "s.", "a.", "v.", "kl.", "sh.", "jt.", "mh.", "vrd.", "so.",
-    "ehk.", "jaan.", "veebr.", "apr.", "aug.", "sept.", "okt.", "nov.", "dets.", "tlk.", "toim.",
+    "nt.", "jne.", "jm.", "vt.", "lk.", "nr.", "tel.", "dr.", "prof.", "hr.", "pr.", "mnt.", "tn.", "pst.", "ca.", "u.", "s.", "a.", "v.",
+    "kl.", "sh.", "jt.", "mh.", "vrd.", "so.", "ehk.", "jaan.", "veebr.", "apr.", "aug.", "sept.", "okt.", "nov.", "dets.", "tlk.",
+    "toim.",
 ];
 const ABBREVIATIONS_RU: &[&str] = &[
-    "г.", "гг.", "т.", "д.", "ул.", "пр.", "см.", "стр.", "им.", "тел.", "руб.", "коп.", "млн.",
-    "млрд.", "тыс.", "янв.", "февр.", "сент.", "окт.", "нояб.", "дек.", "проф.", "акад.", "др.",
-    "рис.", "гл.", "ст.", "обл.", "р.", "кв.", "с.", "ч.",
+    "г.",
+    "гг.",
+    "т.",
+    "д.",
+    "ул.",
+    "пр.",
+    "см.",
+    "стр.",
+    "им.",
+    "тел.",
+    "руб.",
+    "коп.",
+    "млн.",
+    "млрд.",
+    "тыс.",
+    "янв.",
+    "февр.",
+    "сент.",
+    "окт.",
+    "нояб.",
+    "дек.",
+    "проф.",
+    "акад.",
+    "др.",
+    "рис.",
+    "гл.",
+    "ст.",
+    "обл.",
+    "р.",
+    "кв.",
+    "с.",
+    "ч.",
 ];
 
 const CLITICS: &[&str] = &["n't", "'s", "'re", "'ll", "'ve", "'d", "'m"];
@@ -100,7 +129,11 @@ impl Tokenizer {
 }
 
 fn token(text: &str, start: usize) -> Token {
-    Token { text: text.to_string(), start, end: start + text.len() }
+    Token {
+        text: text.to_string(),
+        start,
+        end: start + text.len(),
+    }
 }
 
 /// Whitespace-separated chunks with their byte offsets.
@@ -216,7 +249,12 @@ mod tests {
     use super::*;
 
     fn words(text: &str, lang: Lang) -> Vec<String> {
-        Tokenizer::default().tokenize(text, lang).into_iter().flatten().map(|t| t.text).collect()
+        Tokenizer::default()
+            .tokenize(text, lang)
+            .into_iter()
+            .flatten()
+            .map(|t| t.text)
+            .collect()
     }
 
     fn joined(text: &str, lang: Lang) -> String {
@@ -233,15 +271,30 @@ mod tests {
             joined("Лукашенко заявил о договоренности Москвы и Минска по нефти.", Lang::Ru),
             "Лукашенко заявил о договоренности Москвы и Минска по нефти ."
         );
-        assert_eq!(joined("Звоните по телефону +7 495 123-45-67.", Lang::Ru), "Звоните по телефону +7 495 123-45-67 .");
+        assert_eq!(
+            joined("Звоните по телефону +7 495 123-45-67.", Lang::Ru),
+            "Звоните по телефону +7 495 123-45-67 ."
+        );
     }
 
     #[test]
     fn special_tokens() {
-        assert_eq!(joined("Mail info@example.com or see https://x.ee/a?b=1.", Lang::En), "Mail info@example.com or see https://x.ee/a?b=1 .");
-        assert_eq!(joined("It costs 17.25 or 1,000 (COVID-19)...", Lang::En), "It costs 17.25 or 1,000 ( COVID-19 ) ...");
-        assert_eq!(joined("Mr. Smith can't go, John's dog won't.", Lang::En), "Mr. Smith ca n't go , John 's dog wo n't .");
-        assert_eq!(joined("66-aastane mees, nt. Mari jne.", Lang::Et), "66-aastane mees , nt. Mari jne.");
+        assert_eq!(
+            joined("Mail info@example.com or see https://x.ee/a?b=1.", Lang::En),
+            "Mail info@example.com or see https://x.ee/a?b=1 ."
+        );
+        assert_eq!(
+            joined("It costs 17.25 or 1,000 (COVID-19)...", Lang::En),
+            "It costs 17.25 or 1,000 ( COVID-19 ) ..."
+        );
+        assert_eq!(
+            joined("Mr. Smith can't go, John's dog won't.", Lang::En),
+            "Mr. Smith ca n't go , John 's dog wo n't ."
+        );
+        assert_eq!(
+            joined("66-aastane mees, nt. Mari jne.", Lang::Et),
+            "66-aastane mees , nt. Mari jne."
+        );
         assert_eq!(joined("т.е. в 2020 г. было", Lang::Ru), "т.е. в 2020 г. было");
         assert_eq!(joined("1990-2000 what?!", Lang::En), "1990 - 2000 what ?!");
         assert_eq!(joined("ok 👍🏽!", Lang::En), "ok 👍🏽 !");

@@ -1,6 +1,7 @@
 //! Character sets for the backtracking engine, derived from the `regex` crate so that both back
 //! ends agree exactly on `\w`, `\s`, `\d`, Unicode properties and simple case folding.
-//! Sets are built once per distinct class (by scanning every Unicode scalar value) and cached.
+//! Sets are built once per distinct class (by scanning every Unicode scalar value, or for case
+//! folding every cased one) and cached.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -26,7 +27,9 @@ impl CharSet {
         }
     }
 
-    fn from_chars(chars: Vec<char>) -> CharSet {
+    fn from_chars(mut chars: Vec<char>) -> CharSet {
+        chars.sort_unstable();
+        chars.dedup();
         if chars.len() <= 8 {
             return CharSet::Small(chars);
         }
@@ -44,15 +47,36 @@ fn all_chars() -> &'static str {
     ALL.get_or_init(|| (0..0x110000u32).filter_map(char::from_u32).collect())
 }
 
-/// The set of characters matched by a `regex`-crate single-character pattern, cached by pattern.
-fn set_for_pattern(pattern: &str) -> Arc<CharSet> {
+/// The non-ASCII characters whose simple case-fold group holds an ASCII character
+/// (`ſ` ~ `s`, Kelvin sign ~ `k`; the module's `İ` ~ `i` is handled apart).
+const FOLDS_INTO_ASCII: &str = "\u{17F}\u{212A}";
+
+/// ASCII and [`FOLDS_INTO_ASCII`]: every character an ASCII character's fold group can contain.
+fn ascii_fold_universe() -> &'static str {
+    static UNIVERSE: OnceLock<String> = OnceLock::new();
+    UNIVERSE.get_or_init(|| (0..0x80u8).map(char::from).chain(FOLDS_INTO_ASCII.chars()).collect())
+}
+
+/// Every character that changes under a case mapping, in order: the only characters a case
+/// fold group of more than one member can contain.
+fn cased_chars() -> &'static str {
+    static CASED: OnceLock<String> = OnceLock::new();
+    CASED.get_or_init(|| {
+        let re = regex::Regex::new(r"\p{Changes_When_Casemapped}+").expect("valid property");
+        re.find_iter(all_chars()).map(|m| m.as_str()).collect()
+    })
+}
+
+/// The set of characters of `universe` matched by a `regex`-crate single-character pattern,
+/// cached by pattern (callers pass a universe that holds every character the pattern matches).
+fn set_for_pattern(pattern: &str, universe: &str) -> Arc<CharSet> {
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<CharSet>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(set) = cache.lock().unwrap().get(pattern) {
         return set.clone();
     }
     let re = regex::Regex::new(&format!("(?:{})+", pattern)).expect("emitted class is valid");
-    let chars: Vec<char> = re.find_iter(all_chars()).flat_map(|m| m.as_str().chars()).collect();
+    let chars: Vec<char> = re.find_iter(universe).flat_map(|m| m.as_str().chars()).collect();
     let set = Arc::new(CharSet::from_chars(chars));
     cache.lock().unwrap().insert(pattern.to_string(), set.clone());
     set
@@ -62,15 +86,21 @@ fn set_for_pattern(pattern: &str) -> Arc<CharSet> {
 pub fn class_set(class: &Class, ci: bool) -> Arc<CharSet> {
     let mut pattern = String::from(if ci { "(?i)" } else { "" });
     emit_class(class, &mut pattern);
-    set_for_pattern(&pattern)
+    set_for_pattern(&pattern, all_chars())
 }
 
 /// The simple case-fold group of `c` (incl. the module's `İ`~`i`~`I` equivalence).
 pub fn fold_set(c: char) -> Arc<CharSet> {
     if matches!(c, 'i' | 'I' | '\u{130}') {
-        return set_for_pattern("[iI\u{130}]");
+        return set_for_pattern("[iI\u{130}]", cased_chars());
     }
-    set_for_pattern(&format!("(?i:{})", regex::escape(&c.to_string())))
+    let pattern = format!("(?i:{})", regex::escape(&c.to_string()));
+    if c.is_ascii() {
+        return set_for_pattern(&pattern, ascii_fold_universe());
+    }
+    let mut universe = String::from(c);
+    universe.push_str(cased_chars());
+    set_for_pattern(&pattern, &universe)
 }
 
 /// `\w` membership (Unicode, as the `regex` crate and the Python module define it).
@@ -79,7 +109,7 @@ pub fn is_word(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_alphanumeric() || c == '_';
     }
-    WORD.get_or_init(|| set_for_pattern(r"\w")).contains(c)
+    WORD.get_or_init(|| set_for_pattern(r"\w", all_chars())).contains(c)
 }
 
 #[cfg(test)]
@@ -108,5 +138,24 @@ mod tests {
         assert!(s.contains('ς') && s.contains('Σ'));
         assert!(!fold_set('ß').contains('s'));
         assert!(fold_set('i').contains('\u{130}') && !fold_set('i').contains('ı'));
+    }
+
+    #[test]
+    fn non_ascii_folds_into_ascii() {
+        let re = regex::Regex::new(r"(?i:[\x00-\x7F])").unwrap();
+        let found: String = re.find_iter(all_chars()).map(|m| m.as_str()).filter(|m| !m.is_ascii()).collect();
+        assert_eq!(found, FOLDS_INTO_ASCII);
+    }
+
+    #[test]
+    fn fold_sets_equal_a_scan_of_every_character() {
+        for c in ['k', 'S', 'ß', 'σ', 'θ', 'ι', 'ǅ', 'ж', 'Ꭰ', '\u{1E900}', '1', '東'] {
+            let re = regex::Regex::new(&format!("(?i:{})", regex::escape(&c.to_string()))).unwrap();
+            let scanned: Vec<char> = re.find_iter(all_chars()).flat_map(|m| m.as_str().chars()).collect();
+            let CharSet::Small(fold) = &*fold_set(c) else {
+                panic!("large fold set")
+            };
+            assert_eq!(fold, &scanned, "{c:?}");
+        }
     }
 }

@@ -7,6 +7,7 @@
 use std::time::{Duration, Instant};
 
 use super::backtrack::Program;
+use super::prefilter::{Context, Next, Prefilter, Tail};
 use super::syntax::{self, Node};
 use super::{CompileError, Match, MatchError, MatchType, MatcherConfig, Operator};
 use crate::engine::pytext::{is_space, strip};
@@ -31,7 +32,12 @@ enum Report {
 
 #[derive(Debug)]
 enum Engine {
-    Fast { re: regex::Regex, report: Report },
+    Fast {
+        re: regex::Regex,
+        report: Report,
+        /// Skips to the first place a match can start (plain literal lexicons).
+        prefilter: Option<Prefilter>,
+    },
     Backtrack(Program),
 }
 
@@ -248,20 +254,33 @@ impl Unit {
                 .dfa_size_limit(REGEX_SIZE_LIMIT)
                 .build()
         };
-        let (pattern, report) = match (match_type, rfm) {
-            (MatchType::Prefix, true) => (format!(r"(?:\s|\A)(?:{})\w*", b), Report::Whole),
-            (MatchType::Prefix, false) => (format!(r"(?:\s|\A)(?:{})", b), Report::Whole),
-            (MatchType::Exact, _) => (format!(r"((?:\s|\A)(?:{}))(?:\W*\s|\z)", b), Report::Group),
+        let (pattern, report, prefilter) = match (match_type, rfm) {
+            (MatchType::Prefix, true) => (
+                format!(r"(?:\s|\A)(?:{})\w*", b),
+                Report::Whole,
+                Prefilter::new(body, Context::Space, Some(Tail::Word)),
+            ),
+            (MatchType::Prefix, false) => (
+                format!(r"(?:\s|\A)(?:{})", b),
+                Report::Whole,
+                Prefilter::new(body, Context::Space, Some(Tail::Nothing)),
+            ),
+            (MatchType::Exact, _) => (
+                format!(r"((?:\s|\A)(?:{}))(?:\W*\s|\z)", b),
+                Report::Group,
+                Prefilter::new(body, Context::Space, None),
+            ),
             (MatchType::Subword, true) => {
                 let first = compile(&format!(r"(?:\A|\W)(\w*(?:{})\w*)", b))?;
-                (format!(r"\W(\w*(?:{})\w*)", b), Report::Subword { first })
+                (format!(r"\W(\w*(?:{})\w*)", b), Report::Subword { first }, None)
             }
-            (MatchType::Subword, false) => (b, Report::Whole),
+            (MatchType::Subword, false) => (b, Report::Whole, Prefilter::new(body, Context::None, Some(Tail::Nothing))),
         };
         Ok(Unit {
             engine: Engine::Fast {
                 re: compile(&pattern)?,
                 report,
+                prefilter,
             },
         })
     }
@@ -289,7 +308,15 @@ impl Unit {
     /// Next match (byte offsets) with the search resuming at byte `pos`.
     fn search(&self, ctx: &mut TextCtx, pos: usize) -> Result<Option<(usize, usize)>, MatchError> {
         match &self.engine {
-            Engine::Fast { re, report } => Ok(fast_search(re, report, ctx.text, pos)),
+            Engine::Fast { re, report, prefilter } => {
+                let from = match prefilter.as_ref().map(|p| p.next(ctx.text, pos)) {
+                    None => pos,
+                    Some(None) => return Ok(None),
+                    Some(Some(Next::Match(s, e))) => return Ok(Some((s, e))),
+                    Some(Some(Next::SearchFrom(from))) => from,
+                };
+                Ok(fast_search(re, report, ctx.text, from))
+            }
             Engine::Backtrack(prog) => {
                 let from = ctx.char_of(pos);
                 let deadline = ctx.deadline;

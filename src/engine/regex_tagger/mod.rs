@@ -11,6 +11,7 @@ mod backtrack;
 mod charset;
 mod matcher;
 pub mod ops;
+mod prefilter;
 mod syntax;
 
 #[cfg(test)]

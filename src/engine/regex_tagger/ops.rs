@@ -78,8 +78,7 @@ pub fn tag_texts(id: i64, tag: &str, matcher: &Matcher, texts: &[String]) -> Res
 }
 
 pub fn tag_doc(id: i64, tag: &str, matcher: &Matcher, doc: &Value, fields: &[String]) -> Result<TagResult, MatchError> {
-    let flat = flatten(doc);
-    Ok(tag_result(id, tag, doc_matches(matcher, &flat, fields)?))
+    Ok(tag_result(id, tag, doc_matches(matcher, doc, fields)?))
 }
 
 fn tag_result(id: i64, tag: &str, matches: Vec<Match>) -> TagResult {
@@ -146,11 +145,10 @@ pub fn group_tag_doc(
     doc: &Value,
     fields: &[String],
 ) -> Result<GroupTagResult, MatchError> {
-    let flat = flatten(doc);
     let mut tags: Vec<GroupTag> = Vec::new();
     for field in fields {
         for &(id, tag, matcher) in members {
-            let matches = field_matches(matcher, &flat, field)?;
+            let matches = field_matches(matcher, doc, field)?;
             if matches.is_empty() {
                 continue;
             }
@@ -215,14 +213,13 @@ pub fn simple_multitag_text(groups: &[Group], text: &str) -> Result<Map<String, 
 /// keeps existing facts, removes exact duplicates (keys sorted) and writes `texta_facts` sorted
 /// by canonical JSON. Returns whether the source changed.
 pub fn apply_group_to_doc(group_description: &str, members: &[Member], source: &mut Value, fields: &[String]) -> Result<bool, MatchError> {
-    let flat = flatten(source);
     let mut facts: Vec<Value> = match source.get("texta_facts") {
         Some(Value::Array(existing)) => existing.clone(),
         _ => Vec::new(),
     };
     for field in fields {
         for &(_, tag, matcher) in members {
-            for m in field_matches(matcher, &flat, field)? {
+            for m in field_matches(matcher, source, field)? {
                 facts.push(fact(group_description, tag, field, m.span));
             }
         }
@@ -297,9 +294,35 @@ pub fn flatten(doc: &Value) -> Map<String, Value> {
     out
 }
 
+/// The value `flatten(doc)` holds under `field`, found without building the flat map: the
+/// last value in document order whose dotted path is `field`.
+fn flat_get<'a>(doc: &'a Value, field: &str) -> Option<&'a Value> {
+    fn walk<'a>(m: &'a Map<String, Value>, path: &str, found: &mut Option<&'a Value>) {
+        for (k, v) in m {
+            let Some(rest) = path.strip_prefix(k.as_str()) else {
+                continue;
+            };
+            match (rest.strip_prefix('.'), v) {
+                (Some(rest), Value::Object(inner)) => walk(inner, rest, found),
+                (_, Value::Object(_)) => {}
+                _ if rest.is_empty() => *found = Some(v),
+                _ => {}
+            }
+        }
+    }
+    match doc {
+        Value::Object(m) => {
+            let mut found = None;
+            walk(m, field, &mut found);
+            found
+        }
+        other => field.is_empty().then_some(other),
+    }
+}
+
 /// Matches of one document field; only non-empty strings are matched (as stored, untrimmed).
-fn field_matches(matcher: &Matcher, flat: &Map<String, Value>, field: &str) -> Result<Vec<Match>, MatchError> {
-    let text = match flat.get(field) {
+fn field_matches(matcher: &Matcher, doc: &Value, field: &str) -> Result<Vec<Match>, MatchError> {
+    let text = match flat_get(doc, field) {
         Some(Value::String(s)) if !s.is_empty() => s,
         _ => return Ok(Vec::new()),
     };
@@ -310,10 +333,28 @@ fn field_matches(matcher: &Matcher, flat: &Map<String, Value>, field: &str) -> R
     Ok(matches)
 }
 
-fn doc_matches(matcher: &Matcher, flat: &Map<String, Value>, fields: &[String]) -> Result<Vec<Match>, MatchError> {
+fn doc_matches(matcher: &Matcher, doc: &Value, fields: &[String]) -> Result<Vec<Match>, MatchError> {
     let mut out = Vec::new();
     for field in fields {
-        out.extend(field_matches(matcher, flat, field)?);
+        out.extend(field_matches(matcher, doc, field)?);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flat_get_agrees_with_flatten() {
+        let doc = serde_json::json!({
+            "a": {"b": "inner", "c": {"d": 1}}, "a.b": "dotted", "x.y": {"z": "first"},
+            "x": {"y.z": "second", "y": {"z": "third"}}, "e": {}, "f": [1], "s": "top"
+        });
+        let flat = flatten(&doc);
+        for field in ["a.b", "a.c.d", "a.c", "x.y.z", "e", "f", "s", "a", "", "missing", "a.b.c"] {
+            assert_eq!(flat_get(&doc, field), flat.get(field), "{field}");
+        }
+        assert_eq!(flat_get(&Value::from("t"), ""), Some(&Value::from("t")));
+    }
 }

@@ -118,11 +118,7 @@ pub trait SearchBackend: Send + Sync {
     fn bulk_index(&self, index: &str, docs: Vec<Doc>) -> Result<BulkResult>;
     /// Merges each partial object into the stored `_source` (top-level keys replaced, like an
     /// Elasticsearch partial update); durable once this returns.
-    fn bulk_update(
-        &self,
-        index: &str,
-        updates: Vec<(String, Map<String, Value>)>,
-    ) -> Result<BulkResult>;
+    fn bulk_update(&self, index: &str, updates: Vec<(String, Map<String, Value>)>) -> Result<BulkResult>;
     fn get_document(&self, index: &str, id: &str) -> Result<Option<Hit>>;
     fn delete_document(&self, index: &str, id: &str) -> Result<bool>;
     /// Runs an Elasticsearch search body (`query`, `from`, `size`, `sort`, `_source`) and
@@ -132,24 +128,13 @@ pub trait SearchBackend: Send + Sync {
     fn count(&self, indices: &[String], query: &Value) -> Result<u64>;
     /// Streams every matching document in batches of at most `batch_size`, without holding
     /// the whole result in memory. An error from `sink` stops the scan and is returned.
-    fn scan(
-        &self,
-        indices: &[String],
-        query: &Value,
-        batch_size: usize,
-        sink: &mut dyn FnMut(Vec<Hit>) -> Result<()>,
-    ) -> Result<()>;
+    fn scan(&self, indices: &[String], query: &Value, batch_size: usize, sink: &mut dyn FnMut(Vec<Hit>) -> Result<()>) -> Result<()>;
     /// A uniformly drawn document of the given indices, or None when they are empty.
     fn random_document(&self, indices: &[String]) -> Result<Option<Hit>>;
     /// Field paths and types of each index, in the order of `indices`.
     fn fields(&self, indices: &[String]) -> Result<Vec<IndexFields>>;
     /// Fact names of matching documents with their `values_per_name` most frequent values.
-    fn facts(
-        &self,
-        indices: &[String],
-        query: &Value,
-        values_per_name: usize,
-    ) -> Result<Vec<FactCounts>>;
+    fn facts(&self, indices: &[String], query: &Value, values_per_name: usize) -> Result<Vec<FactCounts>>;
 
     /// Merges one partial object into a stored document.
     fn update_document(&self, index: &str, id: &str, partial: Map<String, Value>) -> Result<()> {
@@ -176,7 +161,5 @@ pub fn query_clause(value: &Value) -> &Value {
 /// A new Elasticsearch-style document id: 20 URL-safe base64 characters.
 pub fn generate_id() -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    (0..20)
-        .map(|_| ALPHABET[rand::random_range(0..64usize)] as char)
-        .collect()
+    (0..20).map(|_| ALPHABET[rand::random_range(0..64usize)] as char).collect()
 }

@@ -14,8 +14,8 @@ use serde_json::{Map, Value};
 use tantivy::collector::DocSetCollector;
 use tantivy::json_utils::convert_to_fast_value_and_append_to_json_term;
 use tantivy::query::{
-    AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, EmptyQuery,
-    ExistsQuery, Occur, PhraseQuery, Query, RangeQuery, RegexQuery, TermQuery, TermSetQuery,
+    AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, EmptyQuery, ExistsQuery, Occur, PhraseQuery, Query,
+    RangeQuery, RegexQuery, TermQuery, TermSetQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::tokenizer::TextAnalyzer;
@@ -61,10 +61,7 @@ fn bad(msg: impl Into<String>) -> SearchError {
 
 /// Filter selecting top-level documents (not nested fact documents).
 pub fn kind_query(fields: &StoreFields, kind: &str) -> Q {
-    Box::new(TermQuery::new(
-        Term::from_field_text(fields.kind, kind),
-        IndexRecordOption::Basic,
-    ))
+    Box::new(TermQuery::new(Term::from_field_text(fields.kind, kind), IndexRecordOption::Basic))
 }
 
 impl DslContext<'_> {
@@ -79,11 +76,7 @@ impl DslContext<'_> {
         let (name, body) = match (entries.next(), entries.next()) {
             (None, _) => return Ok(Box::new(AllQuery)),
             (Some(entry), None) => entry,
-            (Some(_), Some(_)) => {
-                return Err(bad(
-                    "query clause must have exactly one key, e.g. {\"match\": {...}}",
-                ))
-            }
+            (Some(_), Some(_)) => return Err(bad("query clause must have exactly one key, e.g. {\"match\": {...}}")),
         };
         match name.as_str() {
             "match_all" => Ok(Box::new(AllQuery)),
@@ -91,16 +84,10 @@ impl DslContext<'_> {
             "bool" => self.bool_query(as_object(name, body)?),
             "constant_score" => self.constant_score(body),
             "dis_max" => self.dis_max(body),
-            "match" => self.per_field(name, body, "query", |ctx, path, opts| {
-                ctx.match_query(path, opts)
-            }),
-            "match_phrase" => self.per_field(name, body, "query", |ctx, path, opts| {
-                ctx.phrase(path, opts)
-            }),
+            "match" => self.per_field(name, body, "query", |ctx, path, opts| ctx.match_query(path, opts)),
+            "match_phrase" => self.per_field(name, body, "query", |ctx, path, opts| ctx.phrase(path, opts)),
             "multi_match" => self.multi_match(as_object(name, body)?),
-            "term" => self.per_field(name, body, "value", |ctx, path, opts| {
-                ctx.term(path, required(opts, "value")?)
-            }),
+            "term" => self.per_field(name, body, "value", |ctx, path, opts| ctx.term(path, required(opts, "value")?)),
             "terms" => self.terms(as_object(name, body)?),
             "range" => self.per_field(name, body, "", |ctx, path, opts| ctx.range(path, opts)),
             "exists" => self.exists(body),
@@ -109,9 +96,7 @@ impl DslContext<'_> {
             }),
             "wildcard" => self.per_field(name, body, "value", |ctx, path, opts| {
                 let value = opts.get("wildcard").or_else(|| opts.get("value"));
-                let value = value
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| bad("wildcard needs a string value"))?;
+                let value = value.and_then(Value::as_str).ok_or_else(|| bad("wildcard needs a string value"))?;
                 ctx.pattern(path, &wildcard_to_regex(value), false)
             }),
             "regexp" => self.per_field(name, body, "value", |ctx, path, opts| {
@@ -133,12 +118,8 @@ impl DslContext<'_> {
         build: impl Fn(&Self, &str, &Map<String, Value>) -> Result<Q>,
     ) -> Result<Q> {
         let obj = as_object(name, body)?;
-        let mut fields = obj
-            .iter()
-            .filter(|(k, _)| !matches!(k.as_str(), "boost" | "_name"));
-        let (path, value) = fields
-            .next()
-            .ok_or_else(|| bad(format!("{name} needs a field")))?;
+        let mut fields = obj.iter().filter(|(k, _)| !matches!(k.as_str(), "boost" | "_name"));
+        let (path, value) = fields.next().ok_or_else(|| bad(format!("{name} needs a field")))?;
         if fields.next().is_some() {
             return Err(bad(format!("{name} query doesn't support multiple fields")));
         }
@@ -184,20 +165,13 @@ impl DslContext<'_> {
         if msm > should_count {
             return Ok(Box::new(EmptyQuery));
         }
-        Ok(Box::new(BooleanQuery::with_minimum_required_clauses(
-            clauses, msm,
-        )))
+        Ok(Box::new(BooleanQuery::with_minimum_required_clauses(clauses, msm)))
     }
 
     fn constant_score(&self, body: &Value) -> Result<Q> {
-        let filter = body
-            .get("filter")
-            .ok_or_else(|| bad("constant_score needs a filter"))?;
+        let filter = body.get("filter").ok_or_else(|| bad("constant_score needs a filter"))?;
         let boost = body.get("boost").and_then(Value::as_f64).unwrap_or(1.0) as f32;
-        Ok(Box::new(ConstScoreQuery::new(
-            self.translate(filter)?,
-            boost,
-        )))
+        Ok(Box::new(ConstScoreQuery::new(self.translate(filter)?, boost)))
     }
 
     fn dis_max(&self, body: &Value) -> Result<Q> {
@@ -205,13 +179,8 @@ impl DslContext<'_> {
             .into_iter()
             .map(|q| self.translate(q))
             .collect::<Result<Vec<_>>>()?;
-        let tie = body
-            .get("tie_breaker")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0) as f32;
-        Ok(Box::new(DisjunctionMaxQuery::with_tie_breaker(
-            queries, tie,
-        )))
+        let tie = body.get("tie_breaker").and_then(Value::as_f64).unwrap_or(0.0) as f32;
+        Ok(Box::new(DisjunctionMaxQuery::with_tie_breaker(queries, tie)))
     }
 
     fn match_query(&self, path: &str, opts: &Map<String, Value>) -> Result<Q> {
@@ -231,10 +200,7 @@ impl DslContext<'_> {
             None if and => terms.len(),
             None => 1,
         };
-        let mut clauses: Vec<(Occur, Q)> = terms
-            .into_iter()
-            .map(|t| (Occur::Should, scored_term(t)))
-            .collect();
+        let mut clauses: Vec<(Occur, Q)> = terms.into_iter().map(|t| (Occur::Should, scored_term(t))).collect();
         if let Some(typed) = self.typed_term(&target, text) {
             clauses = vec![
                 (
@@ -248,9 +214,7 @@ impl DslContext<'_> {
         if clauses.is_empty() || msm > clauses.len() {
             return Ok(Box::new(EmptyQuery));
         }
-        Ok(Box::new(BooleanQuery::with_minimum_required_clauses(
-            clauses, msm,
-        )))
+        Ok(Box::new(BooleanQuery::with_minimum_required_clauses(clauses, msm)))
     }
 
     fn phrase(&self, path: &str, opts: &Map<String, Value>) -> Result<Q> {
@@ -264,10 +228,7 @@ impl DslContext<'_> {
         Ok(match terms.len() {
             0 => Box::new(EmptyQuery),
             1 => scored_term(terms.remove(0)),
-            _ => Box::new(PhraseQuery::new_with_offset_and_slop(
-                terms.into_iter().enumerate().collect(),
-                slop,
-            )),
+            _ => Box::new(PhraseQuery::new_with_offset_and_slop(terms.into_iter().enumerate().collect(), slop)),
         })
     }
 
@@ -275,10 +236,7 @@ impl DslContext<'_> {
         let query = required(obj, "query")?;
         let mut opts = obj.clone();
         opts.remove("fields");
-        let kind = obj
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or("best_fields");
+        let kind = obj.get("type").and_then(Value::as_str).unwrap_or("best_fields");
         let fields = self.field_list(obj.get("fields"));
         let mut per_field = Vec::new();
         for field in &fields {
@@ -287,9 +245,7 @@ impl DslContext<'_> {
             field_opts.insert("query".into(), query.clone());
             let q = match kind {
                 "phrase" => self.phrase(path, &field_opts)?,
-                "best_fields" | "most_fields" | "cross_fields" => {
-                    self.match_query(path, &field_opts)?
-                }
+                "best_fields" | "most_fields" | "cross_fields" => self.match_query(path, &field_opts)?,
                 other => return Err(bad(format!("unsupported multi_match type: {other}"))),
             };
             per_field.push(boosted(q, boost));
@@ -297,33 +253,20 @@ impl DslContext<'_> {
         if kind == "most_fields" {
             return Ok(Box::new(BooleanQuery::union(per_field)));
         }
-        let tie = obj
-            .get("tie_breaker")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0) as f32;
-        Ok(Box::new(DisjunctionMaxQuery::with_tie_breaker(
-            per_field, tie,
-        )))
+        let tie = obj.get("tie_breaker").and_then(Value::as_f64).unwrap_or(0.0) as f32;
+        Ok(Box::new(DisjunctionMaxQuery::with_tie_breaker(per_field, tie)))
     }
 
     /// The listed fields (wildcard entries expanded over text paths), or all text paths.
     fn field_list(&self, fields: Option<&Value>) -> Vec<String> {
-        let listed: Vec<&str> = one_or_many(fields)
-            .into_iter()
-            .filter_map(Value::as_str)
-            .collect();
+        let listed: Vec<&str> = one_or_many(fields).into_iter().filter_map(Value::as_str).collect();
         if listed.is_empty() || listed.contains(&"*") {
             return self.text_paths.clone();
         }
         listed
             .into_iter()
             .flat_map(|f| match f.strip_suffix('*') {
-                Some(prefix) if !f.contains('^') => self
-                    .text_paths
-                    .iter()
-                    .filter(|p| p.starts_with(prefix))
-                    .cloned()
-                    .collect(),
+                Some(prefix) if !f.contains('^') => self.text_paths.iter().filter(|p| p.starts_with(prefix)).cloned().collect(),
                 _ => vec![f.to_string()],
             })
             .collect()
@@ -341,14 +284,8 @@ impl DslContext<'_> {
             return Err(bad("terms needs an array of values"));
         };
         let target = Target::of(path);
-        let terms = values
-            .iter()
-            .map(|v| self.exact_term(&target, v))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Box::new(ConstScoreQuery::new(
-            Box::new(TermSetQuery::new(terms)),
-            1.0,
-        )))
+        let terms = values.iter().map(|v| self.exact_term(&target, v)).collect::<Result<Vec<_>>>()?;
+        Ok(Box::new(ConstScoreQuery::new(Box::new(TermSetQuery::new(terms)), 1.0)))
     }
 
     fn range(&self, path: &str, opts: &Map<String, Value>) -> Result<Q> {
@@ -356,12 +293,8 @@ impl DslContext<'_> {
         let base = Term::from_field_json_path(self.fields.kw, &target.path, true);
         let bound = |incl: &str, excl: &str, kind: ValueKind| -> Result<Bound<Term>> {
             match (opts.get(incl), opts.get(excl)) {
-                (Some(v), _) => {
-                    Ok(range_term(&base, v, kind)?.map_or(Bound::Unbounded, Bound::Included))
-                }
-                (None, Some(v)) => {
-                    Ok(range_term(&base, v, kind)?.map_or(Bound::Unbounded, Bound::Excluded))
-                }
+                (Some(v), _) => Ok(range_term(&base, v, kind)?.map_or(Bound::Unbounded, Bound::Included)),
+                (None, Some(v)) => Ok(range_term(&base, v, kind)?.map_or(Bound::Unbounded, Bound::Excluded)),
                 (None, None) => Ok(Bound::Unbounded),
             }
         };
@@ -381,15 +314,9 @@ impl DslContext<'_> {
             .flatten()
             .collect();
         if queries.is_empty() {
-            return self.exists(&Value::Object(Map::from_iter([(
-                "field".to_string(),
-                Value::from(path),
-            )])));
+            return self.exists(&Value::Object(Map::from_iter([("field".to_string(), Value::from(path))])));
         }
-        Ok(Box::new(ConstScoreQuery::new(
-            Box::new(BooleanQuery::union(queries)),
-            1.0,
-        )))
+        Ok(Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::union(queries)), 1.0)))
     }
 
     fn exists(&self, body: &Value) -> Result<Q> {
@@ -398,15 +325,8 @@ impl DslContext<'_> {
             .and_then(Value::as_str)
             .ok_or_else(|| bad("exists needs a field"))?;
         let target = Target::of(path);
-        let field = if target.keyword {
-            self.fields.kw
-        } else {
-            self.fields.text
-        };
-        let pattern = format!(
-            "(?s){}(\\x01.*)?\\x00s.*",
-            json_path_regex(field, &target.path)
-        );
+        let field = if target.keyword { self.fields.kw } else { self.fields.text };
+        let pattern = format!("(?s){}(\\x01.*)?\\x00s.*", json_path_regex(field, &target.path));
         let strings = regex_query(&pattern, field)?;
         let typed = ExistsQuery::new(format!("kw.{}", target.path), true);
         Ok(Box::new(ConstScoreQuery::new(
@@ -419,16 +339,9 @@ impl DslContext<'_> {
     /// for text fields, the whole value for keyword fields).
     fn pattern(&self, path: &str, regex: &str, is_prefix: bool) -> Result<Q> {
         let target = Target::of(path);
-        let field = if target.keyword {
-            self.fields.kw
-        } else {
-            self.fields.text
-        };
+        let field = if target.keyword { self.fields.kw } else { self.fields.text };
         let suffix = if is_prefix { ".*" } else { "" };
-        let pattern = format!(
-            "(?s){}\\x00s(?:{regex}){suffix}",
-            json_path_regex(field, &target.path)
-        );
+        let pattern = format!("(?s){}\\x00s(?:{regex}){suffix}", json_path_regex(field, &target.path));
         regex_query(&pattern, field)
     }
 
@@ -441,10 +354,7 @@ impl DslContext<'_> {
             .iter()
             .map(|v| Term::from_field_text(self.fields.id, &value_text(v)))
             .collect::<Vec<_>>();
-        Ok(Box::new(ConstScoreQuery::new(
-            Box::new(TermSetQuery::new(terms)),
-            1.0,
-        )))
+        Ok(Box::new(ConstScoreQuery::new(Box::new(TermSetQuery::new(terms)), 1.0)))
     }
 
     /// `nested` on `texta_facts`: the inner query runs over the fact documents; their parents
@@ -452,28 +362,18 @@ impl DslContext<'_> {
     fn nested(&self, obj: &Map<String, Value>) -> Result<Q> {
         let path = obj.get("path").and_then(Value::as_str).unwrap_or_default();
         if path != FACTS_FIELD {
-            return Err(bad(format!(
-                "unsupported nested path: {path} (only {FACTS_FIELD})"
-            )));
+            return Err(bad(format!("unsupported nested path: {path} (only {FACTS_FIELD})")));
         }
         let inner = self.translate(required(obj, "query")?)?;
         let facts = BooleanQuery::intersection(vec![inner, kind_query(&self.fields, KIND_FACT)]);
         let parents = self.parent_ids(&facts)?;
-        let terms = parents
-            .iter()
-            .map(|id| Term::from_field_text(self.fields.id, id));
-        Ok(Box::new(ConstScoreQuery::new(
-            Box::new(TermSetQuery::new(terms)),
-            1.0,
-        )))
+        let terms = parents.iter().map(|id| Term::from_field_text(self.fields.id, id));
+        Ok(Box::new(ConstScoreQuery::new(Box::new(TermSetQuery::new(terms)), 1.0)))
     }
 
     /// Parent ids of the fact documents matching `facts`.
     pub fn parent_ids(&self, facts: &dyn Query) -> Result<std::collections::BTreeSet<String>> {
-        let docs = self
-            .searcher
-            .search(facts, &DocSetCollector)
-            .map_err(backend)?;
+        let docs = self.searcher.search(facts, &DocSetCollector).map_err(backend)?;
         let mut ids = std::collections::BTreeSet::new();
         let mut by_segment: Vec<Vec<u32>> = vec![Vec::new(); self.searcher.segment_readers().len()];
         for addr in docs {
@@ -487,9 +387,7 @@ impl DslContext<'_> {
             for doc in doc_ids {
                 for ord in column.term_ords(doc) {
                     buf.clear();
-                    column
-                        .ord_to_str(ord, &mut buf)
-                        .map_err(|e| backend(e.into()))?;
+                    column.ord_to_str(ord, &mut buf).map_err(|e| backend(e.into()))?;
                     ids.insert(buf.clone());
                 }
             }
@@ -508,11 +406,7 @@ impl DslContext<'_> {
             (None, Some(f)) => self.field_list(Some(f)),
             (None, None) => self.text_paths.clone(),
         };
-        let default = if default_and {
-            Occur::Must
-        } else {
-            Occur::Should
-        };
+        let default = if default_and { Occur::Must } else { Occur::Should };
         let mut clauses: Vec<(Occur, Q)> = Vec::new();
         let mut next: Option<Occur> = None;
         for token in tokenize_query_string(text)? {
@@ -550,9 +444,7 @@ impl DslContext<'_> {
         };
         if value == "*" {
             return Ok(match fields.as_slice() {
-                [one] if token.contains(':') && one != "*" => {
-                    self.exists(&serde_json::json!({"field": one}))?
-                }
+                [one] if token.contains(':') && one != "*" => self.exists(&serde_json::json!({"field": one}))?,
                 _ => Box::new(AllQuery),
             });
         }
@@ -573,11 +465,7 @@ impl DslContext<'_> {
 
     /// Analyzed tokens of `text` as terms on the target path.
     fn analyze(&self, target: &Target, text: &str) -> Vec<Term> {
-        let field = if target.keyword {
-            self.fields.kw
-        } else {
-            self.fields.text
-        };
+        let field = if target.keyword { self.fields.kw } else { self.fields.text };
         let base = Term::from_field_json_path(field, &target.path, true);
         if target.keyword {
             let mut term = base;
@@ -597,22 +485,14 @@ impl DslContext<'_> {
 
     /// The string read as a number, date or boolean on the target path, when it is one.
     fn typed_term(&self, target: &Target, text: &str) -> Option<Term> {
-        let field = if target.keyword {
-            self.fields.kw
-        } else {
-            self.fields.text
-        };
+        let field = if target.keyword { self.fields.kw } else { self.fields.text };
         let base = Term::from_field_json_path(field, &target.path, true);
         convert_to_fast_value_and_append_to_json_term(&base, text, true)
     }
 
     /// A term-level value (not analyzed) as a term on the target path.
     fn exact_term(&self, target: &Target, value: &Value) -> Result<Term> {
-        let field = if target.keyword {
-            self.fields.kw
-        } else {
-            self.fields.text
-        };
+        let field = if target.keyword { self.fields.kw } else { self.fields.text };
         let mut term = Term::from_field_json_path(field, &target.path, true);
         match value {
             Value::String(s) => term.append_type_and_str(s),
@@ -661,16 +541,12 @@ fn range_term(base: &Term, value: &Value, kind: ValueKind) -> Result<Option<Term
     let mut term = base.clone();
     match (kind, value) {
         // All numeric bounds are f64: tantivy needs both bounds of one type.
-        (ValueKind::Number, Value::Number(n)) => {
-            term.append_type_and_fast_value(n.as_f64().unwrap_or(f64::NAN))
-        }
+        (ValueKind::Number, Value::Number(n)) => term.append_type_and_fast_value(n.as_f64().unwrap_or(f64::NAN)),
         (ValueKind::Number, Value::String(s)) => match s.parse::<f64>() {
             Ok(f) => term.append_type_and_fast_value(f),
             Err(_) => return Ok(None),
         },
-        (ValueKind::Date, Value::String(s)) if s.starts_with("now") => {
-            return Err(bad(format!("unsupported date math in range: {s}")))
-        }
+        (ValueKind::Date, Value::String(s)) if s.starts_with("now") => return Err(bad(format!("unsupported date math in range: {s}"))),
         (ValueKind::Date, Value::String(s)) => match parse_date(s) {
             Some(date) => term.append_type_and_fast_value(date),
             None => return Ok(None),
@@ -761,20 +637,12 @@ fn minimum_should_match(value: &Value, clauses: usize) -> Result<usize> {
     };
     let amount = match body.strip_suffix('%') {
         Some(pct) => {
-            let pct: f64 = pct
-                .parse()
-                .map_err(|_| bad(format!("invalid minimum_should_match: {text}")))?;
+            let pct: f64 = pct.parse().map_err(|_| bad(format!("invalid minimum_should_match: {text}")))?;
             (clauses as f64 * pct / 100.0).floor() as usize
         }
-        None => body
-            .parse()
-            .map_err(|_| bad(format!("invalid minimum_should_match: {text}")))?,
+        None => body.parse().map_err(|_| bad(format!("invalid minimum_should_match: {text}")))?,
     };
-    Ok(if negative {
-        clauses.saturating_sub(amount)
-    } else {
-        amount
-    })
+    Ok(if negative { clauses.saturating_sub(amount) } else { amount })
 }
 
 /// Splits a query_string into terms: quoted phrases stay whole (with their quotes).
@@ -805,10 +673,7 @@ fn tokenize_query_string(text: &str) -> Result<Vec<String>> {
     if !current.is_empty() {
         tokens.push(current);
     }
-    Ok(tokens
-        .into_iter()
-        .filter(|t| !matches!(t.as_str(), "+" | "-"))
-        .collect())
+    Ok(tokens.into_iter().filter(|t| !matches!(t.as_str(), "+" | "-")).collect())
 }
 
 /// `field:value` (a colon before any quote), else None.
@@ -847,9 +712,7 @@ fn required<'v>(obj: &'v Map<String, Value>, key: &str) -> Result<&'v Value> {
 }
 
 fn required_str<'v>(obj: &'v Map<String, Value>, key: &str) -> Result<&'v str> {
-    required(obj, key)?
-        .as_str()
-        .ok_or_else(|| bad(format!("[{key}] must be a string")))
+    required(obj, key)?.as_str().ok_or_else(|| bad(format!("[{key}] must be a string")))
 }
 
 fn value_text(value: &Value) -> String {

@@ -29,10 +29,7 @@ pub enum FileKind {
 impl FileKind {
     /// `.csv`; `.json`, `.jsonl`, `.jsonlines`; `.xls`, `.xlsx` (case-insensitive).
     pub fn from_file_name(name: &str) -> Self {
-        let ext = name
-            .rsplit_once('.')
-            .map(|(_, e)| e.to_ascii_lowercase())
-            .unwrap_or_default();
+        let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
         match ext.as_str() {
             "csv" => FileKind::Csv,
             "json" | "jsonl" | "jsonlines" => FileKind::JsonLines,
@@ -90,10 +87,7 @@ fn open_rows(path: &Path, kind: FileKind, separator: u8, counter: Arc<AtomicU64>
                 inner: File::open(path).map_err(io)?,
                 counter,
             };
-            Ok(Box::new(json_lines(BufReader::with_capacity(
-                1 << 20,
-                file,
-            ))))
+            Ok(Box::new(json_lines(BufReader::with_capacity(1 << 20, file))))
         }
         FileKind::Csv => {
             let file = CountingReader {
@@ -104,10 +98,7 @@ fn open_rows(path: &Path, kind: FileKind, separator: u8, counter: Arc<AtomicU64>
         }
         FileKind::Excel => {
             let rows = excel_rows(path)?;
-            counter.store(
-                std::fs::metadata(path).map_err(io)?.len(),
-                Ordering::Relaxed,
-            );
+            counter.store(std::fs::metadata(path).map_err(io)?.len(), Ordering::Relaxed);
             Ok(rows)
         }
         FileKind::Unknown => Err(SearchError::UnknownFileType),
@@ -154,10 +145,7 @@ fn parse_json_object(line: &[u8], number: u64) -> Row {
 
 /// Header row = field names; every value stays a string.
 fn csv_rows(reader: impl Read + Send + 'static, separator: u8) -> Result<Rows> {
-    let mut csv = csv::ReaderBuilder::new()
-        .delimiter(separator)
-        .has_headers(true)
-        .from_reader(reader);
+    let mut csv = csv::ReaderBuilder::new().delimiter(separator).has_headers(true).from_reader(reader);
     let headers: Vec<String> = csv
         .headers()
         .map_err(|e| SearchError::Backend(format!("cannot read the CSV header: {e}")))?
@@ -177,18 +165,14 @@ fn csv_rows(reader: impl Read + Send + 'static, separator: u8) -> Result<Rows> {
 
 /// First sheet; first row = field names; empty cells are left out.
 fn excel_rows(path: &Path) -> Result<Rows> {
-    let excel =
-        |e: calamine::Error| SearchError::Backend(format!("cannot read the Excel file: {e}"));
+    let excel = |e: calamine::Error| SearchError::Backend(format!("cannot read the Excel file: {e}"));
     let mut workbook = open_workbook_auto(path).map_err(excel)?;
     let range = match workbook.worksheet_range_at(0) {
         Some(range) => range.map_err(excel)?,
         None => return Ok(Box::new(std::iter::empty())),
     };
     let mut rows = range.rows();
-    let headers: Vec<String> = rows
-        .next()
-        .map(|r| r.iter().map(|c| c.to_string()).collect())
-        .unwrap_or_default();
+    let headers: Vec<String> = rows.next().map(|r| r.iter().map(|c| c.to_string()).collect()).unwrap_or_default();
     let docs: Vec<Row> = rows
         .map(|cells| {
             Ok(headers
@@ -212,9 +196,7 @@ fn cell_value(cell: &Data) -> Option<Value> {
         Data::Bool(b) => Some(Value::from(*b)),
         Data::DateTime(dt) => {
             let (y, mo, d, h, mi, s, _) = dt.to_ymd_hms_milli();
-            Some(Value::from(format!(
-                "{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}"
-            )))
+            Some(Value::from(format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}")))
         }
         other => Some(Value::from(other.to_string())),
     }
@@ -268,10 +250,7 @@ pub fn import_file(
         Ok::<(), SearchError>(())
     })?;
     if row_errors > MAX_ERRORS as u64 {
-        stats.errors.push(format!(
-            "... and {} more errors",
-            row_errors - MAX_ERRORS as u64
-        ));
+        stats.errors.push(format!("... and {} more errors", row_errors - MAX_ERRORS as u64));
     }
     Ok(stats)
 }

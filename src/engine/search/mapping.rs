@@ -23,9 +23,9 @@ impl FieldTypes {
     /// Reads the mapping saved by `save`, or an empty one when the file does not exist.
     pub fn load(file: &Path) -> Result<Self, SearchError> {
         let entries: Vec<(Vec<String>, String)> = match std::fs::read(file) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-                SearchError::Backend(format!("corrupt mapping {}: {e}", file.display()))
-            })?,
+            Ok(bytes) => {
+                serde_json::from_slice(&bytes).map_err(|e| SearchError::Backend(format!("corrupt mapping {}: {e}", file.display())))?
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(SearchError::Backend(e.to_string())),
         };
@@ -37,14 +37,11 @@ impl FieldTypes {
     /// Writes the mapping atomically (temporary file + rename).
     pub fn save(&self, file: &Path) -> Result<(), SearchError> {
         let entries: Vec<(&Vec<String>, &String)> = self.paths.iter().collect();
-        let bytes =
-            serde_json::to_vec(&entries).map_err(|e| SearchError::Backend(e.to_string()))?;
+        let bytes = serde_json::to_vec(&entries).map_err(|e| SearchError::Backend(e.to_string()))?;
         let tmp = file.with_extension("tmp");
         let io = |e: std::io::Error| SearchError::Backend(e.to_string());
         std::fs::write(&tmp, bytes).map_err(io)?;
-        std::fs::File::open(&tmp)
-            .and_then(|f| f.sync_all())
-            .map_err(io)?;
+        std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(io)?;
         std::fs::rename(&tmp, file).map_err(io)
     }
 
@@ -86,9 +83,7 @@ impl FieldTypes {
     fn observe_value(&mut self, path: Vec<String>, value: &Value) -> bool {
         match value {
             Value::Null => false,
-            Value::Array(items) => items
-                .iter()
-                .any(|item| self.observe_value(path.clone(), item)),
+            Value::Array(items) => items.iter().any(|item| self.observe_value(path.clone(), item)),
             Value::Object(map) => map.iter().fold(false, |changed, (key, value)| {
                 let mut child = path.clone();
                 child.push(key.clone());
@@ -131,12 +126,8 @@ pub fn looks_like_date(s: &str) -> bool {
     let month = (b[5] - b'0') * 10 + (b[6] - b'0');
     let day = (b[8] - b'0') * 10 + (b[9] - b'0');
     let time_sep = if b[4] == b'-' { b'T' } else { b' ' };
-    let time_ok = b.len() == 10
-        || (b[10] == time_sep
-            && b.len() > 11
-            && b[11..]
-                .iter()
-                .all(|c| c.is_ascii_digit() || b":.+-Z ".contains(c)));
+    let time_ok =
+        b.len() == 10 || (b[10] == time_sep && b.len() > 11 && b[11..].iter().all(|c| c.is_ascii_digit() || b":.+-Z ".contains(c)));
     (1..=12).contains(&month) && (1..=31).contains(&day) && time_ok
 }
 
@@ -153,11 +144,7 @@ mod tests {
             "a": {"b": "y", "c": [1, 2]}, "texta_facts": [{"fact": "PER"}], "none": null
         })));
         assert!(!types.observe(&json!({"text": 5})));
-        let infos: Vec<(String, String)> = types
-            .to_infos()
-            .into_iter()
-            .map(|i| (i.path, i.field_type))
-            .collect();
+        let infos: Vec<(String, String)> = types.to_infos().into_iter().map(|i| (i.path, i.field_type)).collect();
         let expected = [
             ("a.b", "text"),
             ("a.c", "long"),
@@ -168,10 +155,7 @@ mod tests {
             ("texta_facts", "fact"),
             ("when", "date"),
         ];
-        let expected: Vec<(String, String)> = expected
-            .iter()
-            .map(|(p, t)| (p.to_string(), t.to_string()))
-            .collect();
+        let expected: Vec<(String, String)> = expected.iter().map(|(p, t)| (p.to_string(), t.to_string())).collect();
         assert_eq!(infos, expected);
         assert_eq!(types.text_paths(), vec!["a.b", "text"]);
     }

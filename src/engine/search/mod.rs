@@ -15,8 +15,8 @@ pub mod tantivy_store;
 mod tests;
 
 pub use backend::{
-    generate_id, query_clause, BackendInfo, BulkResult, Doc, FactCounts, FactValueCount, FieldInfo,
-    Hit, IndexFields, Result, SearchBackend, SearchError,
+    generate_id, query_clause, BackendInfo, BulkResult, Doc, FactCounts, FactValueCount, FieldInfo, Hit, IndexFields, Result,
+    SearchBackend, SearchError,
 };
 pub use import::{import_file, read_rows, FileKind, ImportProgress, ImportStats};
 pub use names::{validate_index_name, NameRuleOrder};

@@ -21,20 +21,8 @@ type Rule = fn(&str) -> Option<String>;
 /// Checks `name`; the error is the `detail` message of the first rule it breaks.
 pub fn validate_index_name(name: &str, order: NameRuleOrder) -> Result<(), String> {
     let rules: [Rule; 5] = match order {
-        NameRuleOrder::DatasetImport => [
-            upper_case,
-            first_character,
-            banned_characters,
-            colons,
-            wildcards,
-        ],
-        NameRuleOrder::IndicesField => [
-            wildcards,
-            colons,
-            banned_characters,
-            first_character,
-            upper_case,
-        ],
+        NameRuleOrder::DatasetImport => [upper_case, first_character, banned_characters, colons, wildcards],
+        NameRuleOrder::IndicesField => [wildcards, colons, banned_characters, first_character, upper_case],
     };
     rules
         .iter()
@@ -49,16 +37,12 @@ fn upper_case(name: &str) -> Option<String> {
 
 fn first_character(name: &str) -> Option<String> {
     let first = name.chars().next().filter(|c| BANNED_FIRST.contains(c))?;
-    Some(format!(
-        "{first} is not allowed to be the first character of the index name!"
-    ))
+    Some(format!("{first} is not allowed to be the first character of the index name!"))
 }
 
 fn banned_characters(name: &str) -> Option<String> {
     let banned = name.chars().find(|c| BANNED.contains(c))?;
-    Some(format!(
-        "{banned} is amongst the banned characters for index names!"
-    ))
+    Some(format!("{banned} is amongst the banned characters for index names!"))
 }
 
 fn colons(name: &str) -> Option<String> {
@@ -76,8 +60,7 @@ fn dots(name: &str) -> Option<String> {
 }
 
 fn byte_length(name: &str) -> Option<String> {
-    (name.len() > MAX_NAME_BYTES)
-        .then(|| "Index name must not be longer than 255 bytes!".to_string())
+    (name.len() > MAX_NAME_BYTES).then(|| "Index name must not be longer than 255 bytes!".to_string())
 }
 
 #[cfg(test)]
@@ -101,27 +84,15 @@ mod tests {
             message("_start", DatasetImport),
             "_ is not allowed to be the first character of the index name!"
         );
-        assert_eq!(
-            message("UPPERCASE_INDEX", DatasetImport),
-            "Uppercase characters are not allowed!"
-        );
+        assert_eq!(message("UPPERCASE_INDEX", DatasetImport), "Uppercase characters are not allowed!");
         assert_eq!(
             message("wild*_index", DatasetImport),
             "* is amongst the banned characters for index names!"
         );
-        assert_eq!(
-            message("colon:index", DatasetImport),
-            "':' symbols are not allowed in Index names!"
-        );
-        assert_eq!(
-            message("a b", DatasetImport),
-            "  is amongst the banned characters for index names!"
-        );
+        assert_eq!(message("colon:index", DatasetImport), "':' symbols are not allowed in Index names!");
+        assert_eq!(message("a b", DatasetImport), "  is amongst the banned characters for index names!");
         // upper case runs before the first-character rule
-        assert_eq!(
-            message("-A", DatasetImport),
-            "Uppercase characters are not allowed!"
-        );
+        assert_eq!(message("-A", DatasetImport), "Uppercase characters are not allowed!");
         // first banned character scanning left to right
         assert_eq!(
             message("a|b#c", DatasetImport),
@@ -135,22 +106,13 @@ mod tests {
 
     #[test]
     fn indices_field_order() {
-        assert_eq!(
-            message("Bad", IndicesField),
-            "Uppercase characters are not allowed!"
-        );
+        assert_eq!(message("Bad", IndicesField), "Uppercase characters are not allowed!");
         assert_eq!(
             message("wild*_index", IndicesField),
             "Wildcards are not allowed in Index operations!"
         );
-        assert_eq!(
-            message("A:b", IndicesField),
-            "':' symbols are not allowed in Index names!"
-        );
-        assert_eq!(
-            message("_a b", IndicesField),
-            "  is amongst the banned characters for index names!"
-        );
+        assert_eq!(message("A:b", IndicesField), "':' symbols are not allowed in Index names!");
+        assert_eq!(message("_a b", IndicesField), "  is amongst the banned characters for index names!");
         assert_eq!(
             message("_A", IndicesField),
             "_ is not allowed to be the first character of the index name!"
@@ -159,19 +121,10 @@ mod tests {
 
     #[test]
     fn additions_for_the_store() {
-        assert_eq!(
-            message(".", DatasetImport),
-            "'.' and '..' are not allowed as index names!"
-        );
-        assert_eq!(
-            message("..", IndicesField),
-            "'.' and '..' are not allowed as index names!"
-        );
+        assert_eq!(message(".", DatasetImport), "'.' and '..' are not allowed as index names!");
+        assert_eq!(message("..", IndicesField), "'.' and '..' are not allowed as index names!");
         let long = "ä".repeat(128);
-        assert_eq!(
-            message(&long, DatasetImport),
-            "Index name must not be longer than 255 bytes!"
-        );
+        assert_eq!(message(&long, DatasetImport), "Index name must not be longer than 255 bytes!");
         assert_eq!(validate_index_name(&"a".repeat(255), DatasetImport), Ok(()));
     }
 }

@@ -18,22 +18,16 @@ use serde_json::{json, Map, Value};
 use tantivy::aggregation::agg_req::Aggregations;
 use tantivy::aggregation::{AggContextParams, AggregationCollector, AggregationLimitsGuard};
 use tantivy::collector::{Count, TopDocs};
-use tantivy::query::{
-    BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery, TermSetQuery,
-};
-use tantivy::schema::{
-    IndexRecordOption, JsonObjectOptions, Schema, TextFieldIndexing, Value as _, FAST, STORED,
-    STRING,
-};
+use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery, TermSetQuery};
+use tantivy::schema::{IndexRecordOption, JsonObjectOptions, Schema, TextFieldIndexing, Value as _, FAST, STORED, STRING};
 use tantivy::tokenizer::{LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer};
 use tantivy::{
-    DocAddress, DocId, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher,
-    SegmentReader, TantivyDocument, Term, TERMINATED,
+    DocAddress, DocId, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, Term, TERMINATED,
 };
 
 use super::backend::{
-    generate_id, query_clause, BackendInfo, BulkResult, Doc, FactCounts, FactValueCount, Hit,
-    IndexFields, Result, SearchBackend, SearchError,
+    generate_id, query_clause, BackendInfo, BulkResult, Doc, FactCounts, FactValueCount, Hit, IndexFields, Result, SearchBackend,
+    SearchError,
 };
 use super::dsl::{kind_query, DslContext, StoreFields, KIND_DOC, KIND_FACT};
 use super::mapping::{FieldTypes, FACTS_FIELD};
@@ -66,9 +60,7 @@ fn backend_err(e: impl std::fmt::Display) -> SearchError {
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl TantivyBackend {
@@ -84,10 +76,7 @@ impl TantivyBackend {
     }
 
     fn index_dir(&self, name: &str) -> Result<PathBuf> {
-        let safe = !name.is_empty()
-            && !matches!(name, "." | "..")
-            && !name.contains(['/', '\\', '\0'])
-            && !name.starts_with('.');
+        let safe = !name.is_empty() && !matches!(name, "." | "..") && !name.contains(['/', '\\', '\0']) && !name.starts_with('.');
         if !safe {
             return Err(SearchError::InvalidIndexName(name.to_string()));
         }
@@ -96,12 +85,7 @@ impl TantivyBackend {
 
     /// The open index, opening it from disk on first use.
     fn handle(&self, name: &str) -> Result<Arc<StoreIndex>> {
-        if let Some(found) = self
-            .indices
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(name)
-        {
+        if let Some(found) = self.indices.read().unwrap_or_else(|p| p.into_inner()).get(name) {
             return Ok(found.clone());
         }
         let _guard = lock(&self.lifecycle);
@@ -135,9 +119,7 @@ fn build_schema() -> Schema {
         .set_index_option(IndexRecordOption::WithFreqsAndPositions);
     builder.add_json_field(
         "text",
-        JsonObjectOptions::default()
-            .set_indexing_options(text)
-            .set_expand_dots_enabled(),
+        JsonObjectOptions::default().set_indexing_options(text).set_expand_dots_enabled(),
     );
     let kw = TextFieldIndexing::default()
         .set_tokenizer("raw")
@@ -211,27 +193,15 @@ impl StoreIndex {
         let user = self.dsl(searcher).translate(clause)?;
         Ok(Box::new(BooleanQuery::new(vec![
             (Occur::Must, user),
-            (
-                Occur::Must,
-                Box::new(ConstScoreQuery::new(
-                    kind_query(&self.fields, KIND_DOC),
-                    0.0,
-                )),
-            ),
+            (Occur::Must, Box::new(ConstScoreQuery::new(kind_query(&self.fields, KIND_DOC), 0.0))),
         ])))
     }
 
     fn with_writer<T>(&self, work: impl FnOnce(&mut IndexWriter) -> Result<T>) -> Result<T> {
         let mut guard = lock(&self.writer);
         if guard.is_none() {
-            let threads = std::thread::available_parallelism()
-                .map_or(2, |n| n.get())
-                .clamp(1, 4);
-            *guard = Some(
-                self.index
-                    .writer_with_num_threads(threads, WRITER_MEMORY)
-                    .map_err(backend_err)?,
-            );
+            let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
+            *guard = Some(self.index.writer_with_num_threads(threads, WRITER_MEMORY).map_err(backend_err)?);
         }
         let writer = guard.as_mut().expect("writer just opened");
         let result = work(writer);
@@ -278,9 +248,7 @@ impl StoreIndex {
         doc.add_text(f.id, id);
         doc.add_text(f.kind, KIND_DOC);
         doc.add_bytes(f.source, &serde_json::to_vec(&source).unwrap_or_default());
-        let facts = source
-            .as_object_mut()
-            .and_then(|o| o.shift_remove(FACTS_FIELD));
+        let facts = source.as_object_mut().and_then(|o| o.shift_remove(FACTS_FIELD));
         doc.add_field_value(f.text, &source);
         doc.add_field_value(f.kw, &keyword_view(&source));
         let mut docs = vec![doc];
@@ -312,10 +280,7 @@ impl StoreIndex {
             .and_then(|v| v.as_str())
             .unwrap_or_default()
             .to_string();
-        let bytes = doc
-            .get_first(self.fields.source)
-            .and_then(|v| v.as_bytes())
-            .unwrap_or(b"{}");
+        let bytes = doc.get_first(self.fields.source).and_then(|v| v.as_bytes()).unwrap_or(b"{}");
         let source = serde_json::from_slice(bytes).map_err(backend_err)?;
         Ok(Hit {
             index: self.name.clone(),
@@ -327,10 +292,7 @@ impl StoreIndex {
 
     fn find(&self, searcher: &Searcher, id: &str) -> Result<Option<DocAddress>> {
         let query = BooleanQuery::intersection(vec![
-            Box::new(TermQuery::new(
-                Term::from_field_text(self.fields.id, id),
-                IndexRecordOption::Basic,
-            )),
+            Box::new(TermQuery::new(Term::from_field_text(self.fields.id, id), IndexRecordOption::Basic)),
             kind_query(&self.fields, KIND_DOC),
         ]);
         let top = searcher
@@ -346,9 +308,7 @@ impl StoreIndex {
         query: &dyn Query,
         visit: &mut dyn FnMut(&SegmentReader, DocId) -> Result<bool>,
     ) -> Result<()> {
-        let weight = query
-            .weight(EnableScoring::disabled_from_searcher(searcher))
-            .map_err(backend_err)?;
+        let weight = query.weight(EnableScoring::disabled_from_searcher(searcher)).map_err(backend_err)?;
         for segment in searcher.segment_readers() {
             let mut scorer = weight.scorer(segment, 1.0).map_err(backend_err)?;
             let alive = segment.alive_bitset();
@@ -376,11 +336,7 @@ fn keyword_view(value: &Value) -> Value {
     match value {
         Value::String(s) if s.chars().count() > KEYWORD_IGNORE_ABOVE => Value::Null,
         Value::Array(items) => Value::Array(items.iter().map(keyword_view).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), keyword_view(v)))
-                .collect(),
-        ),
+        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), keyword_view(v))).collect()),
         other => other.clone(),
     }
 }
@@ -426,10 +382,7 @@ fn filter_object(value: Value, prefix: &str, includes: &[&str], excludes: &[&str
         let included = includes.is_empty() || includes.iter().any(|p| path_matches(p, &path));
         if included {
             out.insert(key, filter_object(child, &path, &[], excludes));
-        } else if includes
-            .iter()
-            .any(|p| p.starts_with(&format!("{path}.")) || p.starts_with('*'))
-        {
+        } else if includes.iter().any(|p| p.starts_with(&format!("{path}.")) || p.starts_with('*')) {
             let filtered = filter_object(child, &path, includes, excludes);
             if filtered.as_object().is_some_and(|o| !o.is_empty()) {
                 out.insert(key, filtered);
@@ -460,9 +413,7 @@ fn check_sort(sort: Option<&Value>) -> Result<()> {
             _ => "_score",
         };
         if !matches!(name, "_score" | "_doc") {
-            return Err(SearchError::BadQuery(format!(
-                "unsupported sort field: {name}"
-            )));
+            return Err(SearchError::BadQuery(format!("unsupported sort field: {name}")));
         }
     }
     Ok(())
@@ -475,9 +426,7 @@ fn usize_param(body: &Value, key: &str, default: usize) -> Result<usize> {
             .as_u64()
             .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
             .map(|n| n as usize)
-            .ok_or_else(|| {
-                SearchError::BadQuery(format!("[{key}] must be a non-negative integer"))
-            }),
+            .ok_or_else(|| SearchError::BadQuery(format!("[{key}] must be a non-negative integer"))),
     }
 }
 
@@ -525,11 +474,7 @@ impl SearchBackend for TantivyBackend {
     fn delete_index(&self, name: &str) -> Result<()> {
         let dir = self.index_dir(name)?;
         let _guard = lock(&self.lifecycle);
-        let removed = self
-            .indices
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(name);
+        let removed = self.indices.write().unwrap_or_else(|p| p.into_inner()).remove(name);
         if let Some(handle) = removed {
             if let Some(writer) = lock(&handle.writer).take() {
                 writer.wait_merging_threads().map_err(backend_err)?;
@@ -553,20 +498,14 @@ impl SearchBackend for TantivyBackend {
                     results.push(Ok(id.clone()));
                     valid.push((id, map));
                 }
-                other => results.push(Err(format!(
-                    "document [{id}] is not a JSON object: {other}"
-                ))),
+                other => results.push(Err(format!("document [{id}] is not a JSON object: {other}"))),
             }
         }
         handle.write(valid)?;
         Ok(results)
     }
 
-    fn bulk_update(
-        &self,
-        index: &str,
-        updates: Vec<(String, Map<String, Value>)>,
-    ) -> Result<BulkResult> {
+    fn bulk_update(&self, index: &str, updates: Vec<(String, Map<String, Value>)>) -> Result<BulkResult> {
         let handle = self.handle(index)?;
         let searcher = handle.searcher();
         let mut pending: HashMap<String, Map<String, Value>> = HashMap::new();
@@ -576,11 +515,7 @@ impl SearchBackend for TantivyBackend {
             let current = match pending.remove(&id) {
                 Some(doc) => Some(doc),
                 None => match handle.find(&searcher, &id)? {
-                    Some(addr) => handle
-                        .load_hit(&searcher, addr, None)?
-                        .source
-                        .as_object()
-                        .cloned(),
+                    Some(addr) => handle.load_hit(&searcher, addr, None)?.source.as_object().cloned(),
                     None => None,
                 },
             };
@@ -626,14 +561,8 @@ impl SearchBackend for TantivyBackend {
 
     fn search(&self, indices: &[String], body: &Value) -> Result<Value> {
         let started = Instant::now();
-        if body
-            .get("aggs")
-            .or_else(|| body.get("aggregations"))
-            .is_some()
-        {
-            return Err(SearchError::BadQuery(
-                "unsupported search option: aggs".into(),
-            ));
+        if body.get("aggs").or_else(|| body.get("aggregations")).is_some() {
+            return Err(SearchError::BadQuery("unsupported search option: aggs".into()));
         }
         check_sort(body.get("sort"))?;
         let from = usize_param(body, "from", 0)?;
@@ -675,13 +604,7 @@ impl SearchBackend for TantivyBackend {
         self.handles(indices)?.iter().map(|h| h.count(clause)).sum()
     }
 
-    fn scan(
-        &self,
-        indices: &[String],
-        query: &Value,
-        batch_size: usize,
-        sink: &mut dyn FnMut(Vec<Hit>) -> Result<()>,
-    ) -> Result<()> {
+    fn scan(&self, indices: &[String], query: &Value, batch_size: usize, sink: &mut dyn FnMut(Vec<Hit>) -> Result<()>) -> Result<()> {
         let clause = query_clause(query);
         let batch_size = batch_size.max(1);
         for handle in self.handles(indices)? {
@@ -692,19 +615,13 @@ impl SearchBackend for TantivyBackend {
             handle.for_each_match(&searcher, query.as_ref(), &mut |segment, doc| {
                 let segment_id = segment.segment_id();
                 if store.as_ref().is_none_or(|(id, _)| *id != segment_id) {
-                    store = Some((
-                        segment_id,
-                        segment.get_store_reader(16).map_err(backend_err)?,
-                    ));
+                    store = Some((segment_id, segment.get_store_reader(16).map_err(backend_err)?));
                 }
                 let (_, reader) = store.as_ref().expect("store reader just opened");
                 let doc: TantivyDocument = reader.get(doc).map_err(backend_err)?;
                 batch.push(handle.hit_from(doc, None)?);
                 if batch.len() >= batch_size {
-                    sink(std::mem::replace(
-                        &mut batch,
-                        Vec::with_capacity(batch_size),
-                    ))?;
+                    sink(std::mem::replace(&mut batch, Vec::with_capacity(batch_size)))?;
                 }
                 Ok(true)
             })?;
@@ -717,10 +634,7 @@ impl SearchBackend for TantivyBackend {
 
     fn random_document(&self, indices: &[String]) -> Result<Option<Hit>> {
         let handles = self.handles(indices)?;
-        let counts = handles
-            .iter()
-            .map(|h| h.count(&Value::Null))
-            .collect::<Result<Vec<_>>>()?;
+        let counts = handles.iter().map(|h| h.count(&Value::Null)).collect::<Result<Vec<_>>>()?;
         let total: u64 = counts.iter().sum();
         if total == 0 {
             return Ok(None);
@@ -760,12 +674,7 @@ impl SearchBackend for TantivyBackend {
             .collect()
     }
 
-    fn facts(
-        &self,
-        indices: &[String],
-        query: &Value,
-        values_per_name: usize,
-    ) -> Result<Vec<FactCounts>> {
+    fn facts(&self, indices: &[String], query: &Value, values_per_name: usize) -> Result<Vec<FactCounts>> {
         let clause = query_clause(query);
         let mut merged: HashMap<String, (u64, HashMap<String, u64>)> = HashMap::new();
         for handle in self.handles(indices)? {
@@ -778,12 +687,7 @@ impl SearchBackend for TantivyBackend {
 impl StoreIndex {
     /// Adds the fact name/value counts of the documents matching `clause` to `merged`,
     /// through a terms aggregation over the fact documents.
-    fn fact_counts(
-        &self,
-        clause: &Value,
-        values_per_name: usize,
-        merged: &mut HashMap<String, (u64, HashMap<String, u64>)>,
-    ) -> Result<()> {
+    fn fact_counts(&self, clause: &Value, values_per_name: usize, merged: &mut HashMap<String, (u64, HashMap<String, u64>)>) -> Result<()> {
         let searcher = self.searcher();
         let facts = self.fact_docs_query(&searcher, clause)?;
         let shard_size = values_per_name + values_per_name / 2 + 10;
@@ -794,10 +698,7 @@ impl StoreIndex {
             }
         }))
         .map_err(backend_err)?;
-        let context = AggContextParams::new(
-            AggregationLimitsGuard::default(),
-            self.index.tokenizers().clone(),
-        );
+        let context = AggContextParams::new(AggregationLimitsGuard::default(), self.index.tokenizers().clone());
         let result = searcher
             .search(&facts, &AggregationCollector::from_aggs(request, context))
             .map_err(backend_err)?;
@@ -807,8 +708,7 @@ impl StoreIndex {
             let entry = merged.entry(name).or_default();
             entry.0 += bucket["doc_count"].as_u64().unwrap_or(0);
             for value in bucket["values"]["buckets"].as_array().into_iter().flatten() {
-                *entry.1.entry(bucket_key(value)).or_default() +=
-                    value["doc_count"].as_u64().unwrap_or(0);
+                *entry.1.entry(bucket_key(value)).or_default() += value["doc_count"].as_u64().unwrap_or(0);
             }
         }
         Ok(())
@@ -817,10 +717,7 @@ impl StoreIndex {
     /// Fact documents whose parent matches `clause` (all fact documents for match_all).
     fn fact_docs_query(&self, searcher: &Searcher, clause: &Value) -> Result<Box<dyn Query>> {
         let kind = kind_query(&self.fields, KIND_FACT);
-        let is_match_all = clause.is_null()
-            || clause
-                .as_object()
-                .is_some_and(|o| o.is_empty() || o.contains_key("match_all"));
+        let is_match_all = clause.is_null() || clause.as_object().is_some_and(|o| o.is_empty() || o.contains_key("match_all"));
         if is_match_all {
             return Ok(kind);
         }
@@ -829,17 +726,11 @@ impl StoreIndex {
         self.for_each_match(searcher, parents.as_ref(), &mut |segment, doc| {
             let reader = segment.get_store_reader(16).map_err(backend_err)?;
             let stored: TantivyDocument = reader.get(doc).map_err(backend_err)?;
-            let id = stored
-                .get_first(self.fields.id)
-                .and_then(|v| v.as_str())
-                .unwrap_or_default();
+            let id = stored.get_first(self.fields.id).and_then(|v| v.as_str()).unwrap_or_default();
             ids.push(Term::from_field_text(self.fields.parent, id));
             Ok(true)
         })?;
-        Ok(Box::new(BooleanQuery::intersection(vec![
-            kind,
-            Box::new(TermSetQuery::new(ids)),
-        ])))
+        Ok(Box::new(BooleanQuery::intersection(vec![kind, Box::new(TermSetQuery::new(ids))])))
     }
 }
 
@@ -852,24 +743,14 @@ fn bucket_key(bucket: &Value) -> String {
 
 /// Orders names and values like an Elasticsearch terms aggregation (count desc, key asc) and
 /// keeps `values_per_name` values per name.
-fn rank_facts(
-    merged: HashMap<String, (u64, HashMap<String, u64>)>,
-    values_per_name: usize,
-) -> Vec<FactCounts> {
+fn rank_facts(merged: HashMap<String, (u64, HashMap<String, u64>)>, values_per_name: usize) -> Vec<FactCounts> {
     let mut names: Vec<FactCounts> = merged
         .into_iter()
         .map(|(name, (count, values))| {
-            let mut values: Vec<FactValueCount> = values
-                .into_iter()
-                .map(|(value, count)| FactValueCount { value, count })
-                .collect();
+            let mut values: Vec<FactValueCount> = values.into_iter().map(|(value, count)| FactValueCount { value, count }).collect();
             values.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.value.cmp(&b.value)));
             values.truncate(values_per_name);
-            FactCounts {
-                name,
-                count,
-                values,
-            }
+            FactCounts { name, count, values }
         })
         .collect();
     names.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.name.cmp(&b.name)));

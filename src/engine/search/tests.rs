@@ -27,11 +27,7 @@ impl Drop for TempDir {
 }
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(file!())
-        .parent()
-        .unwrap()
-        .join("../../../tests/fixtures")
-        .join(name)
+    Path::new(file!()).parent().unwrap().join("../../../tests/fixtures").join(name)
 }
 
 fn corpus() -> Vec<Doc> {
@@ -62,10 +58,7 @@ fn corpus() -> Vec<Doc> {
             "d3",
             json!({"text": "Ohver sai tõsise trauma.", "label": "kiirabi", "n": 2.5, "tags": ["x", "y"]}),
         ),
-        (
-            "d4",
-            json!({"text": "Klient on teenusega rahul. Varas", "label": "muu"}),
-        ),
+        ("d4", json!({"text": "Klient on teenusega rahul. Varas", "label": "muu"})),
     ];
     docs.into_iter()
         .map(|(id, source)| Doc {
@@ -114,14 +107,8 @@ fn every_dsl_clause_finds_the_expected_documents() {
         (json!({}), vec!["d1", "d2", "d3", "d4"]),
         (json!({"match_none": {}}), vec![]),
         (json!({"match": {"text": "varas"}}), vec!["d1", "d4"]),
-        (
-            json!({"match": {"text": {"query": "Varas maja", "operator": "and"}}}),
-            vec![],
-        ),
-        (
-            json!({"match": {"text": {"query": "varas kinni", "operator": "and"}}}),
-            vec!["d1"],
-        ),
+        (json!({"match": {"text": {"query": "Varas maja", "operator": "and"}}}), vec![]),
+        (json!({"match": {"text": {"query": "varas kinni", "operator": "and"}}}), vec!["d1"]),
         (
             json!({"match": {"text": {"query": "varas kinni rahul", "minimum_should_match": 2}}}),
             vec!["d1", "d4"],
@@ -134,96 +121,45 @@ fn every_dsl_clause_finds_the_expected_documents() {
         (json!({"match": {"n": 10}}), vec!["d2"]),
         (json!({"match_phrase": {"text": "peeti kinni"}}), vec!["d1"]),
         (json!({"match_phrase": {"text": "kinni peeti"}}), vec![]),
-        (
-            json!({"match_phrase": {"text": {"query": "varas kinni", "slop": 1}}}),
-            vec!["d1"],
-        ),
-        (
-            json!({"multi_match": {"query": "other", "fields": ["a.b", "text^2"]}}),
-            vec!["d2"],
-        ),
+        (json!({"match_phrase": {"text": {"query": "varas kinni", "slop": 1}}}), vec!["d1"]),
+        (json!({"multi_match": {"query": "other", "fields": ["a.b", "text^2"]}}), vec!["d2"]),
         (json!({"multi_match": {"query": "trauma"}}), vec!["d3"]),
         (
             json!({"multi_match": {"query": "teisel korrusel", "type": "phrase", "fields": ["text"]}}),
             vec!["d2"],
         ),
         (json!({"term": {"label": "politsei"}}), vec!["d1"]),
-        (
-            json!({"term": {"label.keyword": {"value": "tuletõrje"}}}),
-            vec!["d2"],
-        ),
+        (json!({"term": {"label.keyword": {"value": "tuletõrje"}}}), vec!["d2"]),
         (json!({"term": {"text": "Varas"}}), vec![]),
         (json!({"term": {"n": 5}}), vec!["d1"]),
-        (
-            json!({"terms": {"label.keyword": ["muu", "kiirabi"]}}),
-            vec!["d3", "d4"],
-        ),
+        (json!({"terms": {"label.keyword": ["muu", "kiirabi"]}}), vec!["d3", "d4"]),
         (json!({"range": {"n": {"gte": 3}}}), vec!["d1", "d2"]),
         (json!({"range": {"n": {"lt": 5}}}), vec!["d3"]),
-        (
-            json!({"range": {"n": {"gt": 2.5, "lte": 10}}}),
-            vec!["d1", "d2"],
-        ),
-        (
-            json!({"range": {"date": {"gte": "2021-01-01"}}}),
-            vec!["d2"],
-        ),
-        (
-            json!({"range": {"date": {"lt": "2021-01-01T00:00:00Z"}}}),
-            vec!["d1"],
-        ),
-        (
-            json!({"range": {"label.keyword": {"gte": "p", "lt": "u"}}}),
-            vec!["d1", "d2"],
-        ),
+        (json!({"range": {"n": {"gt": 2.5, "lte": 10}}}), vec!["d1", "d2"]),
+        (json!({"range": {"date": {"gte": "2021-01-01"}}}), vec!["d2"]),
+        (json!({"range": {"date": {"lt": "2021-01-01T00:00:00Z"}}}), vec!["d1"]),
+        (json!({"range": {"label.keyword": {"gte": "p", "lt": "u"}}}), vec!["d1", "d2"]),
         (json!({"exists": {"field": "a.b"}}), vec!["d1", "d2"]),
         (json!({"exists": {"field": "a"}}), vec!["d1", "d2"]),
         (json!({"exists": {"field": "tags"}}), vec!["d3"]),
         (json!({"exists": {"field": "n"}}), vec!["d1", "d2", "d3"]),
         (json!({"prefix": {"text": "trau"}}), vec!["d3"]),
-        (
-            json!({"prefix": {"label.keyword": {"value": "tule"}}}),
-            vec!["d2"],
-        ),
-        (
-            json!({"wildcard": {"text": {"value": "põ*ng"}}}),
-            vec!["d2"],
-        ),
+        (json!({"prefix": {"label.keyword": {"value": "tule"}}}), vec!["d2"]),
+        (json!({"wildcard": {"text": {"value": "põ*ng"}}}), vec!["d2"]),
         (json!({"wildcard": {"label": "?uu"}}), vec!["d4"]),
-        (
-            json!({"regexp": {"label": {"value": "tule.*"}}}),
-            vec!["d2"],
-        ),
+        (json!({"regexp": {"label": {"value": "tule.*"}}}), vec!["d2"]),
         (json!({"regexp": {"label": "k[i]+rabi"}}), vec!["d3"]),
-        (
-            json!({"query_string": {"query": "varas AND kinni"}}),
-            vec!["d1"],
-        ),
-        (
-            json!({"query_string": {"query": "varas -kinni"}}),
-            vec!["d4"],
-        ),
-        (
-            json!({"query_string": {"query": "varas OR trauma"}}),
-            vec!["d1", "d3", "d4"],
-        ),
+        (json!({"query_string": {"query": "varas AND kinni"}}), vec!["d1"]),
+        (json!({"query_string": {"query": "varas -kinni"}}), vec!["d4"]),
+        (json!({"query_string": {"query": "varas OR trauma"}}), vec!["d1", "d3", "d4"]),
         (json!({"query_string": {"query": "label:muu"}}), vec!["d4"]),
         (
             json!({"query_string": {"query": "\"teisel korrusel\"", "default_field": "text"}}),
             vec!["d2"],
         ),
-        (
-            json!({"query_string": {"query": "trau*", "fields": ["text"]}}),
-            vec!["d3"],
-        ),
-        (
-            json!({"query_string": {"query": "NOT varas"}}),
-            vec!["d2", "d3"],
-        ),
-        (
-            json!({"ids": {"values": ["d1", "d3", "missing"]}}),
-            vec!["d1", "d3"],
-        ),
+        (json!({"query_string": {"query": "trau*", "fields": ["text"]}}), vec!["d3"]),
+        (json!({"query_string": {"query": "NOT varas"}}), vec!["d2", "d3"]),
+        (json!({"ids": {"values": ["d1", "d3", "missing"]}}), vec!["d1", "d3"]),
         (
             json!({"bool": {"must": {"match": {"text": "varas"}}, "must_not": [{"term": {"label.keyword": "muu"}}]}}),
             vec!["d1"],
@@ -236,19 +172,13 @@ fn every_dsl_clause_finds_the_expected_documents() {
             json!({"bool": {"should": [{"match": {"text": "varas"}}, {"match": {"text": "kinni"}}, {"match": {"text": "rahul"}}], "minimum_should_match": 2}}),
             vec!["d1", "d4"],
         ),
-        (
-            json!({"bool": {"must_not": {"match": {"text": "varas"}}}}),
-            vec!["d2", "d3"],
-        ),
+        (json!({"bool": {"must_not": {"match": {"text": "varas"}}}}), vec!["d2", "d3"]),
         (
             json!({"bool": {"filter": [{"range": {"n": {"gte": 1}}}], "should": [{"match": {"text": "maja"}}]}}),
             vec!["d1", "d2", "d3"],
         ),
         (json!({"bool": {}}), vec!["d1", "d2", "d3", "d4"]),
-        (
-            json!({"constant_score": {"filter": {"term": {"label": "muu"}}}}),
-            vec!["d4"],
-        ),
+        (json!({"constant_score": {"filter": {"term": {"label": "muu"}}}}), vec!["d4"]),
         (
             json!({"dis_max": {"queries": [{"term": {"label": "muu"}}, {"term": {"label": "kiirabi"}}]}}),
             vec!["d3", "d4"],
@@ -277,25 +207,16 @@ fn every_dsl_clause_finds_the_expected_documents() {
 fn unsupported_clauses_are_bad_queries_naming_the_clause() {
     let (_dir, backend) = corpus_store("bad");
     let err = backend
-        .search(
-            &["corpus".into()],
-            &json!({"query": {"fuzzy": {"text": "x"}}}),
-        )
+        .search(&["corpus".into()], &json!({"query": {"fuzzy": {"text": "x"}}}))
         .unwrap_err();
     assert!(
         matches!(&err, SearchError::BadQuery(m) if m == "unsupported query clause: fuzzy"),
         "{err}"
     );
     let err = backend
-        .count(
-            &["corpus".into()],
-            &json!({"bool": {"must": {"geo_shape": {}}}}),
-        )
+        .count(&["corpus".into()], &json!({"bool": {"must": {"geo_shape": {}}}}))
         .unwrap_err();
-    assert!(
-        matches!(&err, SearchError::BadQuery(m) if m.contains("geo_shape")),
-        "{err}"
-    );
+    assert!(matches!(&err, SearchError::BadQuery(m) if m.contains("geo_shape")), "{err}");
     let err = backend.search(&["nope".into()], &json!({})).unwrap_err();
     assert!(matches!(err, SearchError::IndexNotFound(name) if name == "nope"));
 }
@@ -330,10 +251,7 @@ fn document_round_trips() {
 
     let hit = backend.get_document("docs", "one").unwrap().unwrap();
     assert_eq!(hit.source, source);
-    assert_eq!(
-        serde_json::to_string(&hit.source).unwrap(),
-        serde_json::to_string(&source).unwrap()
-    );
+    assert_eq!(serde_json::to_string(&hit.source).unwrap(), serde_json::to_string(&source).unwrap());
     assert!(backend.get_document("docs", &generated).unwrap().is_some());
     assert!(backend.get_document("docs", "missing").unwrap().is_none());
 
@@ -346,16 +264,11 @@ fn document_round_trips() {
     );
     assert_eq!(
         backend
-            .count(
-                &["docs".into()],
-                &json!({"query": {"match": {"new": "field"}}})
-            )
+            .count(&["docs".into()], &json!({"query": {"match": {"new": "field"}}}))
             .unwrap(),
         1
     );
-    assert!(backend
-        .update_document("docs", "missing", Map::new())
-        .is_err());
+    assert!(backend.update_document("docs", "missing", Map::new()).is_err());
 
     assert!(backend.delete_document("docs", "one").unwrap());
     assert!(!backend.delete_document("docs", "one").unwrap());
@@ -366,8 +279,7 @@ fn document_round_trips() {
 #[test]
 fn replacing_a_document_replaces_its_facts() {
     let (_dir, backend) = store("replace");
-    let with_fact =
-        |value: &str| json!({"t": "x", "texta_facts": [{"fact": "F", "str_val": value}]});
+    let with_fact = |value: &str| json!({"t": "x", "texta_facts": [{"fact": "F", "str_val": value}]});
     backend
         .bulk_index(
             "i",
@@ -410,18 +322,12 @@ fn bulk_update_merges_many_documents_in_one_commit() {
     let facts = json!([{"fact": "TAG", "str_val": "yes", "doc_path": "text", "spans": "[[0, 0]]"}]);
     let updates: Vec<(String, Map<String, Value>)> = ["d3", "d4", "d3", "zz"]
         .iter()
-        .map(|id| {
-            (
-                id.to_string(),
-                json!({"texta_facts": facts}).as_object().unwrap().clone(),
-            )
-        })
+        .map(|id| (id.to_string(), json!({"texta_facts": facts}).as_object().unwrap().clone()))
         .collect();
     let results = backend.bulk_update("corpus", updates).unwrap();
     assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 3);
     assert!(results[3].is_err());
-    let tagged =
-        json!({"nested": {"path": "texta_facts", "query": {"term": {"texta_facts.fact": "TAG"}}}});
+    let tagged = json!({"nested": {"path": "texta_facts", "query": {"term": {"texta_facts.fact": "TAG"}}}});
     assert_eq!(matching(&backend, tagged), vec!["d3", "d4"]);
     assert_eq!(backend.count(&["corpus".into()], &json!({})).unwrap(), 4);
 }
@@ -442,38 +348,31 @@ fn search_response_is_elasticsearch_shaped() {
     let body = json!({"query": {"match": {"text": "varas"}}, "size": 2, "_source": ["text"]});
     let response = backend.search(&indices, &body).unwrap();
     assert_eq!(response["timed_out"], json!(false));
-    assert_eq!(
-        response["hits"]["total"],
-        json!({"value": 3, "relation": "eq"})
-    );
+    assert_eq!(response["hits"]["total"], json!({"value": 3, "relation": "eq"}));
     let hits = response["hits"]["hits"].as_array().unwrap();
     assert_eq!(hits.len(), 2);
     assert_eq!(hits[0]["_type"], json!("_doc"));
     let first = &hits[0]["_source"]["text"];
-    assert_eq!(
-        hits[0]["_source"].as_object().unwrap().len(),
-        1,
-        "only the requested field"
-    );
+    assert_eq!(hits[0]["_source"].as_object().unwrap().len(), 1, "only the requested field");
     assert!(first.as_str().unwrap().to_lowercase().contains("varas"));
     assert_eq!(response["hits"]["max_score"], hits[0]["_score"]);
     assert!(hits[0]["_score"].as_f64().unwrap() >= hits[1]["_score"].as_f64().unwrap());
 
     let page2 = backend
-        .search(
-            &indices,
-            &json!({"query": {"match": {"text": "varas"}}, "from": 2, "size": 2}),
-        )
+        .search(&indices, &json!({"query": {"match": {"text": "varas"}}, "from": 2, "size": 2}))
         .unwrap();
     let mut all = ids(&response);
     all.extend(ids(&page2));
     all.sort();
     assert_eq!(all, vec!["d1", "d4", "s1"]);
-    let excluded = backend.search(&indices, &json!({"query": {"ids": {"values": ["d1"]}}, "_source": {"excludes": ["texta_facts", "a.*"]}})).unwrap();
+    let excluded = backend
+        .search(
+            &indices,
+            &json!({"query": {"ids": {"values": ["d1"]}}, "_source": {"excludes": ["texta_facts", "a.*"]}}),
+        )
+        .unwrap();
     let source = &excluded["hits"]["hits"][0]["_source"];
-    assert!(
-        source.get("texta_facts").is_none() && source["a"] == json!({}) && source["n"] == json!(5)
-    );
+    assert!(source.get("texta_facts").is_none() && source["a"] == json!({}) && source["n"] == json!(5));
 }
 
 #[test]
@@ -482,16 +381,11 @@ fn scan_streams_in_batches() {
     let mut sizes = Vec::new();
     let mut seen = Vec::new();
     backend
-        .scan(
-            &["corpus".into()],
-            &json!({"query": {"match_all": {}}}),
-            3,
-            &mut |batch| {
-                sizes.push(batch.len());
-                seen.extend(batch.into_iter().map(|h| h.id));
-                Ok(())
-            },
-        )
+        .scan(&["corpus".into()], &json!({"query": {"match_all": {}}}), 3, &mut |batch| {
+            sizes.push(batch.len());
+            seen.extend(batch.into_iter().map(|h| h.id));
+            Ok(())
+        })
         .unwrap();
     seen.sort();
     assert_eq!(sizes, vec![3, 1]);
@@ -499,20 +393,13 @@ fn scan_streams_in_batches() {
 
     let mut count = 0;
     backend
-        .scan(
-            &["corpus".into()],
-            &json!({"match": {"text": "varas"}}),
-            10,
-            &mut |b| {
-                count += b.len();
-                Ok(())
-            },
-        )
+        .scan(&["corpus".into()], &json!({"match": {"text": "varas"}}), 10, &mut |b| {
+            count += b.len();
+            Ok(())
+        })
         .unwrap();
     assert_eq!(count, 2);
-    let stop = backend.scan(&["corpus".into()], &json!({}), 1, &mut |_| {
-        Err(SearchError::Backend("stop".into()))
-    });
+    let stop = backend.scan(&["corpus".into()], &json!({}), 1, &mut |_| Err(SearchError::Backend("stop".into())));
     assert!(matches!(stop, Err(SearchError::Backend(m)) if m == "stop"));
 }
 
@@ -520,42 +407,26 @@ fn scan_streams_in_batches() {
 fn random_document_and_empty_indices() {
     let (_dir, backend) = corpus_store("random");
     for _ in 0..10 {
-        let hit = backend
-            .random_document(&["corpus".into()])
-            .unwrap()
-            .unwrap();
+        let hit = backend.random_document(&["corpus".into()]).unwrap().unwrap();
         assert!(["d1", "d2", "d3", "d4"].contains(&hit.id.as_str()));
         assert_eq!(hit.index, "corpus");
     }
     backend.create_index("empty").unwrap();
     backend.create_index("empty").unwrap();
-    assert!(backend
-        .random_document(&["empty".into()])
-        .unwrap()
-        .is_none());
+    assert!(backend.random_document(&["empty".into()]).unwrap().is_none());
     assert_eq!(backend.list_indices().unwrap(), vec!["corpus", "empty"]);
     assert!(backend.index_exists("empty").unwrap());
     backend.delete_index("empty").unwrap();
     assert!(!backend.index_exists("empty").unwrap());
-    assert!(matches!(
-        backend.delete_index("empty"),
-        Err(SearchError::IndexNotFound(_))
-    ));
-    assert!(matches!(
-        backend.create_index("../x"),
-        Err(SearchError::InvalidIndexName(_))
-    ));
+    assert!(matches!(backend.delete_index("empty"), Err(SearchError::IndexNotFound(_))));
+    assert!(matches!(backend.create_index("../x"), Err(SearchError::InvalidIndexName(_))));
 }
 
 #[test]
 fn fields_and_facts() {
     let (_dir, backend) = corpus_store("fields");
     let fields = backend.fields(&["corpus".into()]).unwrap();
-    let listed: Vec<(&str, &str)> = fields[0]
-        .fields
-        .iter()
-        .map(|f| (f.path.as_str(), f.field_type.as_str()))
-        .collect();
+    let listed: Vec<(&str, &str)> = fields[0].fields.iter().map(|f| (f.path.as_str(), f.field_type.as_str())).collect();
     assert_eq!(fields[0].index, "corpus");
     assert_eq!(
         listed,
@@ -570,38 +441,20 @@ fn fields_and_facts() {
         ]
     );
 
-    let facts = backend
-        .facts(&["corpus".into()], &json!({"query": {"match_all": {}}}), 10)
-        .unwrap();
+    let facts = backend.facts(&["corpus".into()], &json!({"query": {"match_all": {}}}), 10).unwrap();
     type Summary = (String, u64, Vec<(String, u64)>);
     let summary: Vec<Summary> = facts
         .into_iter()
-        .map(|f| {
-            (
-                f.name,
-                f.count,
-                f.values.into_iter().map(|v| (v.value, v.count)).collect(),
-            )
-        })
+        .map(|f| (f.name, f.count, f.values.into_iter().map(|v| (v.value, v.count)).collect()))
         .collect();
     assert_eq!(
         summary,
         vec![
-            (
-                "LOC".into(),
-                2,
-                vec![("Mari Tamm".into(), 1), ("Tallinn".into(), 1)]
-            ),
-            (
-                "PER".into(),
-                2,
-                vec![("Jaan".into(), 1), ("Mari Tamm".into(), 1)]
-            ),
+            ("LOC".into(), 2, vec![("Mari Tamm".into(), 1), ("Tallinn".into(), 1)]),
+            ("PER".into(), 2, vec![("Jaan".into(), 1), ("Mari Tamm".into(), 1)]),
         ]
     );
-    let only_d2 = backend
-        .facts(&["corpus".into()], &json!({"match": {"text": "maja"}}), 1)
-        .unwrap();
+    let only_d2 = backend.facts(&["corpus".into()], &json!({"match": {"text": "maja"}}), 1).unwrap();
     assert_eq!(only_d2.len(), 2);
     assert!(only_d2.iter().all(|f| f.values.len() == 1 && f.count == 1));
     assert_eq!(only_d2[1].values[0].value, "Jaan");
@@ -615,14 +468,8 @@ fn documents_survive_without_close() {
     std::mem::forget(backend); // no drop, no writer shutdown: as after kill -9
     let fresh = TantivyBackend::open(&dir.0).unwrap();
     assert_eq!(fresh.count(&["durable".into()], &json!({})).unwrap(), 4);
-    assert_eq!(
-        fresh.get_document("durable", "d1").unwrap().unwrap().source,
-        corpus()[0].source
-    );
-    assert_eq!(
-        fresh.fields(&["durable".into()]).unwrap()[0].fields.len(),
-        7
-    );
+    assert_eq!(fresh.get_document("durable", "d1").unwrap().unwrap().source, corpus()[0].source);
+    assert_eq!(fresh.fields(&["durable".into()]).unwrap()[0].fields.len(), 7);
 }
 
 #[test]
@@ -640,18 +487,10 @@ fn write_file(dir: &TempDir, name: &str, content: &str) -> PathBuf {
     path
 }
 
-fn import(
-    backend: &TantivyBackend,
-    index: &str,
-    path: &Path,
-    separator: u8,
-) -> (ImportStats, Vec<ImportProgress>) {
+fn import(backend: &TantivyBackend, index: &str, path: &Path, separator: u8) -> (ImportStats, Vec<ImportProgress>) {
     let mut reports = Vec::new();
     let kind = FileKind::from_file_name(path.to_str().unwrap());
-    let stats = import_file(backend, index, path, kind, separator, 2, &mut |p| {
-        reports.push(p)
-    })
-    .unwrap();
+    let stats = import_file(backend, index, path, kind, separator, 2, &mut |p| reports.push(p)).unwrap();
     (stats, reports)
 }
 
@@ -665,25 +504,20 @@ fn file_kinds_by_extension() {
     assert_eq!(FileKind::from_file_name("x.xlsx"), FileKind::Excel);
     assert_eq!(FileKind::from_file_name("x.txt"), FileKind::Unknown);
     assert_eq!(FileKind::from_file_name("noext"), FileKind::Unknown);
-    let err = read_rows(Path::new("x.txt"), FileKind::Unknown, b',')
-        .err()
-        .unwrap();
+    let err = read_rows(Path::new("x.txt"), FileKind::Unknown, b',').err().unwrap();
     assert_eq!(err.to_string(), "unknown file type");
 }
 
 #[test]
 fn imports_json_lines_counting_malformed_rows() {
     let (dir, backend) = store("jsonl");
-    let content = "{\"text\": \"üks\", \"n\": 1}\n\nnot json\n[1, 2]\n{\"text\": \"kaks\", \"nested\": {\"a\": true}}\n{\"text\": \"kolm\"}";
+    let content =
+        "{\"text\": \"üks\", \"n\": 1}\n\nnot json\n[1, 2]\n{\"text\": \"kaks\", \"nested\": {\"a\": true}}\n{\"text\": \"kolm\"}";
     let path = write_file(&dir, "data.jsonl", content);
     let (stats, reports) = import(&backend, "imported", &path, b',');
     assert_eq!((stats.num_documents, stats.num_documents_success), (5, 3));
     assert_eq!(stats.errors.len(), 2);
-    assert!(
-        stats.errors[0].starts_with("line 3: "),
-        "{:?}",
-        stats.errors
-    );
+    assert!(stats.errors[0].starts_with("line 3: "), "{:?}", stats.errors);
     assert_eq!(stats.errors[1], "line 4: not a JSON object");
     let last = reports.last().unwrap();
     assert_eq!(
@@ -691,10 +525,7 @@ fn imports_json_lines_counting_malformed_rows() {
         (5, content.len() as u64, 100.0)
     );
     assert_eq!(reports.len(), 3);
-    assert_eq!(
-        matching_in(&backend, "imported", json!({"term": {"nested.a": true}})),
-        1
-    );
+    assert_eq!(matching_in(&backend, "imported", json!({"term": {"nested.a": true}})), 1);
 }
 
 fn matching_in(backend: &TantivyBackend, index: &str, query: Value) -> u64 {
@@ -704,8 +535,7 @@ fn matching_in(backend: &TantivyBackend, index: &str, query: Value) -> u64 {
 #[test]
 fn imports_csv_with_separator_keeping_strings() {
     let (dir, backend) = store("csv");
-    let content =
-        "text;label;n\nVaras peeti kinni;politsei;1\n\"Maja; põleng\";tuletõrje;2\nbad;row\n";
+    let content = "text;label;n\nVaras peeti kinni;politsei;1\n\"Maja; põleng\";tuletõrje;2\nbad;row\n";
     let path = write_file(&dir, "data.csv", content);
     let (stats, _) = import(&backend, "csvidx", &path, b';');
     assert_eq!((stats.num_documents, stats.num_documents_success), (3, 2));
@@ -716,10 +546,7 @@ fn imports_csv_with_separator_keeping_strings() {
         json!({"text": "Varas peeti kinni", "label": "politsei", "n": "1"})
     );
     assert_eq!(rows.next().unwrap().unwrap()["text"], json!("Maja; põleng"));
-    assert_eq!(
-        matching_in(&backend, "csvidx", json!({"match": {"text": "põleng"}})),
-        1
-    );
+    assert_eq!(matching_in(&backend, "csvidx", json!({"match": {"text": "põleng"}})), 1);
 }
 
 #[test]
@@ -739,8 +566,5 @@ fn imports_the_first_excel_sheet() {
     );
     let (stats, _) = import(&backend, "excel", &path, b',');
     assert_eq!((stats.num_documents, stats.num_documents_success), (2, 2));
-    assert_eq!(
-        matching_in(&backend, "excel", json!({"range": {"count": {"gt": 5}}})),
-        1
-    );
+    assert_eq!(matching_in(&backend, "excel", json!({"range": {"count": {"gt": 5}}})), 1);
 }

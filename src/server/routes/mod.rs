@@ -3,8 +3,10 @@
 mod accounts;
 mod anonymizer;
 mod crud;
+mod mlp;
 mod projects;
 mod regex;
+mod search;
 
 use super::http::AppState;
 use axum::Router;
@@ -15,4 +17,6 @@ pub fn api() -> Router<AppState> {
         .merge(projects::routes())
         .merge(regex::routes())
         .merge(anonymizer::routes())
+        .merge(mlp::routes())
+        .merge(search::routes())
 }

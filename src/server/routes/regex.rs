@@ -32,10 +32,13 @@ pub fn routes() -> Router<AppState> {
         .route(&format!("{t}/{{id}}/tag_text"), action!(regex_tag_text, 0, 1))
         .route(&format!("{t}/{{id}}/tag_texts"), action!(regex_tag_texts, 0, 1))
         .route(&format!("{t}/{{id}}/tag_doc"), action!(regex_tag_doc, 0, 1))
+        .route(&format!("{t}/{{id}}/tag_random_doc"), action!(regex_tag_random_doc, 0, 1))
         .route(&format!("{g}/multitag_text"), action!(group_multitag_text, 0))
         .route(&format!("{g}/simple_multitag_text"), action!(group_simple_multitag_text, 0))
         .route(&format!("{g}/{{id}}/tag_text"), action!(group_tag_text, 0, 1))
         .route(&format!("{g}/{{id}}/tag_texts"), action!(group_tag_texts, 0, 1))
         .route(&format!("{g}/{{id}}/tag_doc"), action!(group_tag_doc, 0, 1))
+        .route(&format!("{g}/{{id}}/tag_random_doc"), action!(group_tag_random_doc, 0, 1))
+        .route(&format!("{g}/{{id}}/apply_tagger_group"), action!(apply_tagger_group, 0, 1))
         .route(&format!("{g}/{{id}}/simple_tag_text"), action!(group_simple_tag_text, 0, 1))
 }

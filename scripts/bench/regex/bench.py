@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Regex tagger benchmark: ta's batch tagging side by side with the Python peers.
+
+usage: bench.py TA_BINARY PEERS_DIR VENV CORPUS.jsonl WORK_DIR [--repeats N] [--limit N]
+
+Two rows, each on the same corpus and lexicon (make_config.py's 200-entry prefix lexicon):
+  regex   the full config (counter lexicon, counter_slop 2), ta vs texta-lexicon-matcher;
+          the per-document matches (str_val and span) must be identical;
+  plain   the lexicon alone (no counter lexicon, no regex features), ta vs the faster of
+          flashtext / pyahocorasick (literal keyword matching, different semantics: only
+          the throughput is compared).
+ta runs `ta regex-tagger tag ID --field text` in local mode on a fresh data directory and
+is timed as a whole process minus the same process on the first line only (start-up,
+database and matcher compilation: what the peers exclude as load and warm-up). ta and
+the peers run alternately; each figure is the median of --repeats runs. MB/s counts the
+UTF-8 bytes of the text field, as the peers do. Exits non-zero if an output disagrees.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+def die(msg):
+    sys.exit(f"bench: {msg}")
+
+
+def run(cmd, **kw):
+    res = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if res.returncode != 0:
+        die(f"{' '.join(map(str, cmd))} failed ({res.returncode}):\n{res.stderr[-2000:]}")
+    return res.stdout
+
+
+class Ta:
+    """A ta binary with its own data and config directories (local mode, never a server)."""
+
+    def __init__(self, binary, work):
+        self.binary = binary
+        self.env = dict(os.environ, TA_DATA_DIR=os.path.join(work, "data"),
+                        TA_CONFIG_DIR=os.path.join(work, "config"), TA_ADMIN_PASSWORD="bench")
+        self.env.pop("TA_SERVER", None)
+        self.project = json.loads(self.cli("project", "create", "--title", "bench", "--user", "admin"))["id"]
+
+    def cli(self, *args, stdin=None):
+        return run([self.binary, "--json", *map(str, args)], env=self.env, stdin=stdin)
+
+    def create_tagger(self, cfg, work, name):
+        args = ["regex-tagger", "create", "--project", self.project, "--description", name]
+        for key in ("lexicon", "counter_lexicon"):
+            path = os.path.join(work, f"{name}.{key}.txt")
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write("".join(e + "\n" for e in cfg.get(key, [])))
+            if cfg.get(key):
+                args += [f"--{key.replace('_', '-')}-file", path]
+        for key in ("operator", "match_type", "required_words", "phrase_slop", "counter_slop",
+                    "n_allowed_edits", "return_fuzzy_match", "ignore_case", "ignore_punctuation"):
+            if key in cfg:
+                value = cfg[key]
+                args += [f"--{key.replace('_', '-')}", str(value).lower() if isinstance(value, bool) else value]
+        return json.loads(self.cli(*args))["id"]
+
+    def tag(self, tagger, corpus, out_path):
+        """Wall seconds of one `ta regex-tagger tag` run over `corpus`, output to `out_path`."""
+        with open(corpus, "rb") as inp, open(out_path, "wb") as out:
+            t0 = time.perf_counter()
+            res = subprocess.run([self.binary, "regex-tagger", "tag", str(tagger), "--field", "text"],
+                                 stdin=inp, stdout=out, stderr=subprocess.PIPE, env=self.env)
+            seconds = time.perf_counter() - t0
+        if res.returncode != 0:
+            die(f"ta regex-tagger tag failed:\n{res.stderr.decode()[-2000:]}")
+        return seconds
+
+
+def peer(a, script, corpus, config, *extra):
+    """One peer script run (`a`: the command line, for the kit and venv paths); its result line."""
+    out = run([os.path.join(a.venv, "bin", "python"), os.path.join(a.peers, script), corpus, config, *extra])
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def ta_matches(path):
+    with open(path, encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh]
+    for r in rows:
+        if "error" in r:
+            die(f"ta reported an item error: {r['error']}")
+    return [[(m["str_val"], tuple(m["span"])) for m in r["matches"]] for r in rows]
+
+
+def peer_matches(path):
+    with open(path, encoding="utf-8") as fh:
+        return [[(m["str_val"], tuple(m["span"])) for m in json.loads(line)["matches"]] for line in fh]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("ta"); p.add_argument("peers"); p.add_argument("venv"); p.add_argument("corpus"); p.add_argument("work")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--limit", type=int, default=0, help="use only the first N documents")
+    a = p.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    work = tempfile.mkdtemp(dir=a.work)
+
+    corpus = os.path.join(work, "corpus.jsonl")
+    with open(a.corpus, encoding="utf-8") as src, open(corpus, "w", encoding="utf-8") as dst:
+        lines = [line for line in src if line.strip()]
+        lines = lines[: a.limit] if a.limit else lines
+        dst.writelines(lines)
+    first = os.path.join(work, "first.jsonl")
+    with open(first, "w", encoding="utf-8") as fh:
+        fh.write(lines[0])
+    docs = len(lines)
+    mb = sum(len(json.loads(line).get("text", "").encode()) for line in lines) / 1e6
+
+    regex_cfg = json.loads(run([sys.executable, os.path.join(a.peers, "make_config.py"), corpus, "200"]))
+    plain_cfg = dict(regex_cfg, counter_lexicon=[], description="200-word plain lexicon")
+    configs = {}
+    for name, cfg in (("regex", regex_cfg), ("plain", plain_cfg)):
+        configs[name] = os.path.join(work, f"{name}.json")
+        with open(configs[name], "w", encoding="utf-8") as fh:
+            json.dump(cfg, fh, ensure_ascii=False)
+
+    ta = Ta(a.ta, work)
+    taggers = {name: ta.create_tagger(cfg, work, name) for name, cfg in (("regex", regex_cfg), ("plain", plain_cfg))}
+    peer_runs = {"regex": [("texta-lexicon-matcher", "bench_regex.py", [])],
+                 "plain": [(n, "bench_keywords.py", ["--peer", n]) for n in ("flashtext", "pyahocorasick")]}
+
+    rows, failed = [], False
+    for mode in ("regex", "plain"):
+        ta_out = os.path.join(work, f"ta_{mode}.jsonl")
+        ta_secs, peer_rows = [], {}
+        for i in range(a.repeats):
+            startup = ta.tag(taggers[mode], first, os.path.join(work, "first_out.jsonl"))
+            ta_secs.append(ta.tag(taggers[mode], corpus, ta_out) - startup)
+            for name, script, extra in peer_runs[mode]:
+                dump = ["--dump", os.path.join(work, "peer_regex.jsonl")] if mode == "regex" and i == 0 else []
+                peer_rows.setdefault(name, []).append(peer(a, script, corpus, configs[mode], *extra, *dump))
+        ours = ta_matches(ta_out)
+        ta_s = statistics.median(ta_secs)
+        peers = {n: statistics.median(r["seconds"] for r in runs) for n, runs in peer_rows.items()}
+        best = min(peers, key=peers.get)
+        agree = "n/a (other semantics)"
+        if mode == "regex":
+            theirs = peer_matches(os.path.join(work, "peer_regex.jsonl"))
+            bad = [i for i, (x, y) in enumerate(zip(ours, theirs)) if x != y]
+            if len(ours) != len(theirs) or bad:
+                failed = True
+                agree = f"DIFFER on {len(bad)} docs (first: {bad[:5]})"
+            else:
+                agree = f"identical ({sum(map(len, ours))} matches)"
+        for name, secs in [("ta", ta_s)] + sorted(peers.items()):
+            matches = sum(map(len, ours)) if name == "ta" else peer_rows[name][0]["matches"]
+            rows.append((mode, name, docs / secs, mb / secs, matches,
+                         f"{peers[best] / ta_s:.1f}x vs {best}" if name == "ta" else ""))
+        rows.append((mode, "agreement", None, None, None, agree))
+
+    print(f"corpus {os.path.basename(a.corpus)}: {docs} docs, {mb:.2f} MB of text; median of {a.repeats} runs; "
+          f"cores {os.cpu_count()}, load {os.getloadavg()[0]:.1f}")
+    print(f"{'mode':<6} {'matcher':<22} {'docs/s':>10} {'MB/s':>8} {'matches':>8}  ratio")
+    for mode, name, dps, mbs, matches, note in rows:
+        if dps is None:
+            print(f"{mode:<6} {name:<22} {'':>10} {'':>8} {'':>8}  {note}")
+        else:
+            print(f"{mode:<6} {name:<22} {dps:>10.0f} {mbs:>8.2f} {matches:>8}  {note}")
+    if failed:
+        die(f"ta and texta-lexicon-matcher disagree (outputs kept in {work})")
+    shutil.rmtree(work)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# One-time setup of what ta needs beyond `cargo build`: the language-processing data.
+#
+# Fetches the pinned packages and the Vabamorf sources (scripts/mlp-fetch.sh), builds the
+# runtime data (scripts/mlp-build-data.py) into $TA_MLP_DATA/mlp (default: data/mlp in the
+# checkout, where ta looks when TA_MLP_DATA is unset) and installs the shipped entity lists.
+# Idempotent: steps whose results are present are skipped, so a second run takes seconds.
+# The Russian dictionary export takes about 10 minutes the first time.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+CACHE="$ROOT/.cache/mlp"
+export TA_MLP_DATA="${TA_MLP_DATA:-$ROOT/data}"
+OUT="$TA_MLP_DATA/mlp"
+
+"$ROOT/scripts/mlp-fetch.sh" "$CACHE"
+
+# step=output pairs of mlp-build-data.py; only the missing outputs are built.
+steps=()
+for pair in lang=lang/profiles.json en-tagger=en/tagger.bin en-lemma=en/lemma.json ru=ru/forms.tsv; do
+  [[ -f "$OUT/${pair#*=}" ]] || steps+=("${pair%%=*}")
+done
+if ((${#steps[@]})); then
+  MLP_BUILD_STEPS="$(IFS=,; echo "${steps[*]}")" nice -n 10 "$CACHE/venv/bin/python" "$ROOT/scripts/mlp-build-data.py" "$CACHE" "$OUT"
+fi
+
+mkdir -p "$OUT/entity_mapper"
+cp -u "$ROOT"/scripts/mlp-data/entity_mapper/*.json "$OUT/entity_mapper/"
+echo "language data ready in $OUT"

@@ -1,0 +1,240 @@
+//! Literal prefilter for `regex`-crate units whose lexicon is a list of plain literals (the
+//! common case: words and phrases without regex syntax).
+//!
+//! Every match of such a unit contains one of the entries, spelled in any of its case-fold
+//! variants, at a known place: right at the match start (subword without return_fuzzy_match)
+//! or after the `(?:\s|\A)` context (prefix, exact). An Aho-Corasick automaton over all
+//! variants, in lexicon order, finds the leftmost entry occurrence; occurrences without that
+//! context are skipped. The automaton matches a superset of the entries' language (ASCII
+//! letters in either case, every other character its exact simple case-fold group), so no
+//! match can start before the place it reports.
+//!
+//! When the automaton is exact (no case-sensitive ASCII letter in the lexicon) and what
+//! follows the entry is known (nothing, or `\w*`), the occurrence *is* the match: the
+//! automaton's leftmost-first choice among entries starting there is the regex's, and the
+//! regex is not run at all. Otherwise the unit's regex searches from the reported start.
+
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
+
+use super::charset::{fold_set, CharSet};
+use super::syntax::Node;
+
+/// Most entry spellings (case-fold variants) one automaton is built for.
+const MAX_VARIANTS: usize = 20_000;
+
+/// Where the entry occurrence sits in a match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Context {
+    /// The match starts at the occurrence.
+    None,
+    /// One whitespace character precedes the occurrence inside the match, or the occurrence
+    /// starts the text (`(?:\s|\A)`).
+    Space,
+}
+
+/// What follows the entry occurrence in a match, when no regex is needed to know it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tail {
+    /// The match ends with the entry.
+    Nothing,
+    /// The match runs on over word characters (`\w*`).
+    Word,
+}
+
+/// The outcome of a prefilter step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// The unit's next match (byte offsets).
+    Match(usize, usize),
+    /// The unit's regex finds the next match searching from here.
+    SearchFrom(usize),
+}
+
+#[derive(Debug)]
+pub struct Prefilter {
+    ac: AhoCorasick,
+    context: Context,
+    /// Set when the automaton reports matches itself.
+    tail: Option<Tail>,
+}
+
+impl Prefilter {
+    /// A prefilter for `body` (an unanchored lexicon alternation), if every alternative is a
+    /// non-empty literal string with a manageable number of case-fold variants. `tail` is
+    /// what follows the entry in a match, if that needs no regex.
+    pub fn new(body: &Node, context: Context, tail: Option<Tail>) -> Option<Prefilter> {
+        let seqs = literal_seqs(body)?;
+        let exact = seqs.iter().flatten().all(|&(c, ci)| ci || !c.is_ascii_alphabetic());
+        let mut variants = Vec::new();
+        for seq in &seqs {
+            if seq.is_empty() {
+                return None;
+            }
+            expand(seq, &mut String::new(), &mut variants)?;
+        }
+        let ac = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostFirst)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&variants)
+            .ok()?;
+        Some(Prefilter {
+            ac,
+            context,
+            tail: tail.filter(|_| exact),
+        })
+    }
+
+    /// The unit's next match at or after byte `pos`, or where its regex must search from;
+    /// `None` when there is no match at or after `pos`.
+    pub fn next(&self, text: &str, mut pos: usize) -> Option<Next> {
+        loop {
+            let hit = self.ac.find(Input::new(text).span(pos..text.len()))?;
+            let q = hit.start();
+            let start = match self.context {
+                Context::None => Some(q),
+                Context::Space if q == 0 => Some(0),
+                Context::Space => {
+                    let before = text[..q].chars().next_back().expect("q > 0");
+                    let from = q - before.len_utf8();
+                    (from >= pos && before.is_whitespace()).then_some(from)
+                }
+            };
+            let Some(start) = start else {
+                pos = q + text[q..].chars().next().map_or(1, char::len_utf8);
+                continue;
+            };
+            return Some(match self.tail {
+                None => Next::SearchFrom(start),
+                Some(Tail::Nothing) => Next::Match(start, hit.end()),
+                Some(Tail::Word) => Next::Match(start, hit.end() + word_run(&text[hit.end()..])),
+            });
+        }
+    }
+}
+
+/// Byte length of the `\w*` run that starts `s` (ASCII inline, the rest by the `regex` crate).
+fn word_run(s: &str) -> usize {
+    static WORD_RUN: OnceLock<regex::Regex> = OnceLock::new();
+    let ascii = s.bytes().position(|b| !(b.is_ascii_alphanumeric() || b == b'_')).unwrap_or(s.len());
+    if s.as_bytes().get(ascii).is_none_or(u8::is_ascii) {
+        return ascii;
+    }
+    let re = WORD_RUN.get_or_init(|| regex::Regex::new(r"\A\w*").expect("valid pattern"));
+    ascii + re.find(&s[ascii..]).map_or(0, |m| m.end())
+}
+
+/// A literal character and whether it ignores case.
+type Lit = (char, bool);
+
+/// The literal strings `node` matches, if it is an alternation/concatenation of literals.
+fn literal_seqs(node: &Node) -> Option<Vec<Vec<Lit>>> {
+    match node {
+        Node::Empty => Some(vec![Vec::new()]),
+        Node::Lit { c, ci } => Some(vec![vec![(*c, *ci)]]),
+        Node::Group(n) => literal_seqs(n),
+        Node::Alt(v) => {
+            let mut out = Vec::new();
+            for n in v {
+                out.extend(literal_seqs(n)?);
+            }
+            Some(out)
+        }
+        Node::Concat(v) => v.iter().try_fold(vec![Vec::new()], |acc, n| {
+            let tails = literal_seqs(n)?;
+            if acc.len() * tails.len() > MAX_VARIANTS {
+                return None;
+            }
+            Some(
+                acc.iter()
+                    .flat_map(|head| tails.iter().map(move |t| [head.as_slice(), t].concat()))
+                    .collect(),
+            )
+        }),
+        _ => None,
+    }
+}
+
+/// Appends every spelling of `seq` (after `prefix`) to `out`; `None` past [`MAX_VARIANTS`].
+fn expand(seq: &[Lit], prefix: &mut String, out: &mut Vec<String>) -> Option<()> {
+    let Some((&(c, ci), rest)) = seq.split_first() else {
+        if out.len() >= MAX_VARIANTS {
+            return None;
+        }
+        out.push(prefix.clone());
+        return Some(());
+    };
+    let folds = if ci { Some(fold_set(c)) } else { None };
+    let choices: &[char] = match folds.as_deref() {
+        Some(CharSet::Small(chars)) => chars,
+        Some(CharSet::Bits(_)) => return None,
+        None => std::slice::from_ref(&c),
+    };
+    // The automaton ignores ASCII case, so one ASCII spelling per letter is enough.
+    let mut seen_ascii = false;
+    for &choice in choices {
+        if choice.is_ascii_alphabetic() {
+            if seen_ascii {
+                continue;
+            }
+            seen_ascii = true;
+        }
+        prefix.push(choice);
+        expand(rest, prefix, out)?;
+        prefix.pop();
+    }
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::syntax::parse;
+    use super::*;
+
+    fn prefilter(pattern: &str, ci: bool, context: Context, tail: Option<Tail>) -> Option<Prefilter> {
+        Prefilter::new(&parse(pattern, ci).unwrap(), context, tail)
+    }
+
+    #[test]
+    fn only_plain_literal_lexicons() {
+        assert!(prefilter("kass|koer|big dog", true, Context::Space, None).is_some());
+        assert!(prefilter(r"kass|ko\w+", true, Context::Space, None).is_none());
+        assert!(prefilter("kass|", true, Context::Space, None).is_none());
+    }
+
+    #[test]
+    fn start_of_first_possible_match() {
+        let p = prefilter("kass|koer", true, Context::Space, None).unwrap();
+        assert_eq!(p.next("KASS on", 0), Some(Next::SearchFrom(0)));
+        assert_eq!(p.next("a xkass, a\u{a0}Koer", 0), Some(Next::SearchFrom(10)));
+        assert_eq!(p.next(" kass", 1), None);
+        assert_eq!(p.next("no match", 0), None);
+        let p = prefilter("kass", true, Context::None, None).unwrap();
+        assert_eq!(p.next("xkass", 0), Some(Next::SearchFrom(1)));
+    }
+
+    #[test]
+    fn unicode_case_fold_variants() {
+        let p = prefilter("kass|šokk|ѕ", true, Context::Space, None).unwrap();
+        assert_eq!(p.next("\u{212A}ASS", 0), Some(Next::SearchFrom(0)));
+        assert_eq!(p.next("x ŠOKK", 0), Some(Next::SearchFrom(1)));
+        assert_eq!(p.next("x Ѕ", 0), Some(Next::SearchFrom(1)));
+        assert!(prefilter("kass", false, Context::Space, None)
+            .unwrap()
+            .next("\u{212A}ass", 0)
+            .is_none());
+    }
+
+    #[test]
+    fn reports_matches_when_exact() {
+        let p = prefilter("ab|ab c", true, Context::Space, Some(Tail::Word)).unwrap();
+        assert_eq!(p.next("x Ab cd", 0), Some(Next::Match(1, 4)));
+        assert_eq!(p.next("abõ_1-x", 0), Some(Next::Match(0, 6)));
+        let p = prefilter("ab c|ab", true, Context::Space, Some(Tail::Nothing)).unwrap();
+        assert_eq!(p.next("x ab cd", 0), Some(Next::Match(1, 6)));
+        let p = prefilter("ab", false, Context::Space, Some(Tail::Word)).unwrap();
+        assert_eq!(p.next("AB", 0), Some(Next::SearchFrom(0)));
+    }
+}
