@@ -22,11 +22,17 @@ _ta() {
             ta,completions)
                 cmd="ta__subcmd__completions"
                 ;;
+            ta,doc)
+                cmd="ta__subcmd__doc"
+                ;;
             ta,health)
                 cmd="ta__subcmd__health"
                 ;;
             ta,help)
                 cmd="ta__subcmd__help"
+                ;;
+            ta,import)
+                cmd="ta__subcmd__import"
                 ;;
             ta,init)
                 cmd="ta__subcmd__init"
@@ -36,6 +42,9 @@ _ta() {
                 ;;
             ta,logout)
                 cmd="ta__subcmd__logout"
+                ;;
+            ta,mlp)
+                cmd="ta__subcmd__mlp"
                 ;;
             ta,project)
                 cmd="ta__subcmd__project"
@@ -48,6 +57,9 @@ _ta() {
                 ;;
             ta,register)
                 cmd="ta__subcmd__register"
+                ;;
+            ta,search)
+                cmd="ta__subcmd__search"
                 ;;
             ta,serve)
                 cmd="ta__subcmd__serve"
@@ -106,17 +118,47 @@ _ta() {
             ta__subcmd__anonymizer__subcmd__help,update)
                 cmd="ta__subcmd__anonymizer__subcmd__help__subcmd__update"
                 ;;
+            ta__subcmd__doc,delete)
+                cmd="ta__subcmd__doc__subcmd__delete"
+                ;;
+            ta__subcmd__doc,get)
+                cmd="ta__subcmd__doc__subcmd__get"
+                ;;
+            ta__subcmd__doc,help)
+                cmd="ta__subcmd__doc__subcmd__help"
+                ;;
+            ta__subcmd__doc,put)
+                cmd="ta__subcmd__doc__subcmd__put"
+                ;;
+            ta__subcmd__doc__subcmd__help,delete)
+                cmd="ta__subcmd__doc__subcmd__help__subcmd__delete"
+                ;;
+            ta__subcmd__doc__subcmd__help,get)
+                cmd="ta__subcmd__doc__subcmd__help__subcmd__get"
+                ;;
+            ta__subcmd__doc__subcmd__help,help)
+                cmd="ta__subcmd__doc__subcmd__help__subcmd__help"
+                ;;
+            ta__subcmd__doc__subcmd__help,put)
+                cmd="ta__subcmd__doc__subcmd__help__subcmd__put"
+                ;;
             ta__subcmd__help,anonymizer)
                 cmd="ta__subcmd__help__subcmd__anonymizer"
                 ;;
             ta__subcmd__help,completions)
                 cmd="ta__subcmd__help__subcmd__completions"
                 ;;
+            ta__subcmd__help,doc)
+                cmd="ta__subcmd__help__subcmd__doc"
+                ;;
             ta__subcmd__help,health)
                 cmd="ta__subcmd__help__subcmd__health"
                 ;;
             ta__subcmd__help,help)
                 cmd="ta__subcmd__help__subcmd__help"
+                ;;
+            ta__subcmd__help,import)
+                cmd="ta__subcmd__help__subcmd__import"
                 ;;
             ta__subcmd__help,init)
                 cmd="ta__subcmd__help__subcmd__init"
@@ -126,6 +168,9 @@ _ta() {
                 ;;
             ta__subcmd__help,logout)
                 cmd="ta__subcmd__help__subcmd__logout"
+                ;;
+            ta__subcmd__help,mlp)
+                cmd="ta__subcmd__help__subcmd__mlp"
                 ;;
             ta__subcmd__help,project)
                 cmd="ta__subcmd__help__subcmd__project"
@@ -138,6 +183,9 @@ _ta() {
                 ;;
             ta__subcmd__help,register)
                 cmd="ta__subcmd__help__subcmd__register"
+                ;;
+            ta__subcmd__help,search)
+                cmd="ta__subcmd__help__subcmd__search"
                 ;;
             ta__subcmd__help,serve)
                 cmd="ta__subcmd__help__subcmd__serve"
@@ -168,6 +216,15 @@ _ta() {
                 ;;
             ta__subcmd__help__subcmd__anonymizer,update)
                 cmd="ta__subcmd__help__subcmd__anonymizer__subcmd__update"
+                ;;
+            ta__subcmd__help__subcmd__doc,delete)
+                cmd="ta__subcmd__help__subcmd__doc__subcmd__delete"
+                ;;
+            ta__subcmd__help__subcmd__doc,get)
+                cmd="ta__subcmd__help__subcmd__doc__subcmd__get"
+                ;;
+            ta__subcmd__help__subcmd__doc,put)
+                cmd="ta__subcmd__help__subcmd__doc__subcmd__put"
                 ;;
             ta__subcmd__help__subcmd__project,create)
                 cmd="ta__subcmd__help__subcmd__project__subcmd__create"
@@ -210,6 +267,9 @@ _ta() {
                 ;;
             ta__subcmd__help__subcmd__regex__subcmd__tagger,update)
                 cmd="ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__update"
+                ;;
+            ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group,apply)
+                cmd="ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__apply"
                 ;;
             ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group,create)
                 cmd="ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__create"
@@ -319,6 +379,9 @@ _ta() {
             ta__subcmd__regex__subcmd__tagger,update)
                 cmd="ta__subcmd__regex__subcmd__tagger__subcmd__update"
                 ;;
+            ta__subcmd__regex__subcmd__tagger__subcmd__group,apply)
+                cmd="ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__apply"
+                ;;
             ta__subcmd__regex__subcmd__tagger__subcmd__group,create)
                 cmd="ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__create"
                 ;;
@@ -342,6 +405,9 @@ _ta() {
                 ;;
             ta__subcmd__regex__subcmd__tagger__subcmd__group,update)
                 cmd="ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__update"
+                ;;
+            ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help,apply)
+                cmd="ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help__subcmd__apply"
                 ;;
             ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help,create)
                 cmd="ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help__subcmd__create"
@@ -449,7 +515,7 @@ _ta() {
 
     case "${cmd}" in
         ta)
-            opts="-h -V --data-dir --server --token --as --json --help --version init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help"
+            opts="-h -V --data-dir --server --token --as --json --help --version init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -982,6 +1048,224 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__doc)
+            opts="-h --data-dir --server --token --as --json --help put get delete help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__doc__subcmd__delete)
+            opts="-h --project --index --data-dir --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__doc__subcmd__get)
+            opts="-h --project --index --data-dir --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__doc__subcmd__help)
+            opts="put get delete help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__doc__subcmd__help__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__doc__subcmd__help__subcmd__get)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__doc__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__doc__subcmd__help__subcmd__put)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__doc__subcmd__put)
+            opts="-h --project --index --id --data-dir --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__health)
             opts="-h --data-dir --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1013,7 +1297,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help)
-            opts="init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help"
+            opts="init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1152,6 +1436,62 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__help__subcmd__doc)
+            opts="put get delete"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__doc__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__doc__subcmd__get)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__doc__subcmd__put)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__help__subcmd__health)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1167,6 +1507,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1209,6 +1563,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__logout)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__mlp)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1335,8 +1703,22 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group)
-            opts="create list show update delete tag-text tag"
+            opts="create list show update delete tag-text tag apply"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1572,6 +1954,20 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__help__subcmd__search)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__help__subcmd__serve)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1698,6 +2094,52 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__import)
+            opts="-h --project --index --description --separator --data-dir --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --description)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --separator)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__init)
             opts="-h --data-dir --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1773,6 +2215,44 @@ _ta() {
                 return 0
             fi
             case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp)
+            opts="-h --analyzers --field --data-dir --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --analyzers)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --data-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2177,12 +2657,62 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__group)
-            opts="-h --data-dir --server --token --as --json --help create list show update delete tag-text tag help"
+            opts="-h --data-dir --server --token --as --json --help create list show update delete tag-text tag apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__apply)
+            opts="-h --project --description --index --field --query --data-dir --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --description)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --data-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2283,8 +2813,22 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help)
-            opts="create list show update delete tag-text tag help"
+            opts="create list show update delete tag-text tag apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -3138,6 +3682,48 @@ _ta() {
                     return 0
                     ;;
                 --password)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__search)
+            opts="-h --project --index --limit --data-dir --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -42,6 +42,10 @@ complete -c ta -n "__fish_ta_needs_command" -f -a "project" -d 'Projects'
 complete -c ta -n "__fish_ta_needs_command" -f -a "regex-tagger" -d 'Regex (lexicon) taggers'
 complete -c ta -n "__fish_ta_needs_command" -f -a "regex-tagger-group" -d 'Regex tagger groups'
 complete -c ta -n "__fish_ta_needs_command" -f -a "anonymizer" -d 'Anonymizers (replace person names with initials)'
+complete -c ta -n "__fish_ta_needs_command" -f -a "mlp" -d 'Language processing: tokens, lemmas, POS tags, language and facts of a text or a JSONL stream'
+complete -c ta -n "__fish_ta_needs_command" -f -a "import" -d 'Import a dataset file (jsonl, csv, xlsx/xls) into a search index'
+complete -c ta -n "__fish_ta_needs_command" -f -a "search" -d 'Stream the documents matching a query as JSON lines'
+complete -c ta -n "__fish_ta_needs_command" -f -a "doc" -d 'Store, show or delete single documents'
 complete -c ta -n "__fish_ta_needs_command" -f -a "task" -d 'Background tasks'
 complete -c ta -n "__fish_ta_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c ta -n "__fish_ta_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -308,20 +312,21 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "tag" -d 'Tag a JSONL stream from stdin (texts or documents), one result line per input line'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "multitag" -d 'Run several taggers (default: all of the project) over one text'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -l as -d 'Local mode: act as this user [default: admin]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -l json -d 'Print JSON even on a terminal'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -f -a "create" -d 'Create a regex tagger group'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -f -a "list" -d 'List a project\'s groups'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -f -a "show" -d 'Show a group'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -f -a "update" -d 'Change a group\'s description or members'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -f -a "delete" -d 'Delete a group'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -f -a "tag-text" -d 'Tag one text with every member'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -f -a "tag" -d 'Tag a JSONL stream from stdin with every member'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -f -a "create" -d 'Create a regex tagger group'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -f -a "list" -d 'List a project\'s groups'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -f -a "show" -d 'Show a group'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -f -a "update" -d 'Change a group\'s description or members'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -f -a "delete" -d 'Delete a group'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -f -a "tag-text" -d 'Tag one text with every member'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -f -a "tag" -d 'Tag a JSONL stream from stdin with every member'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -f -a "apply" -d 'Add a fact per member match to every matching document of the indices (a task)'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l project -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l description -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l tagger -d 'Member tagger id; repeat for several' -r
@@ -376,6 +381,17 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_see
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l description -d 'Label of this run' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l index -d 'Index (repeat for several) [default: all project indices]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l field -d 'Field to tag (dotted path; repeat for several)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l query -d 'Elasticsearch query selecting the documents, as JSON [default: all]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "create" -d 'Create a regex tagger group'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "list" -d 'List a project\'s groups'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show a group'
@@ -383,6 +399,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_see
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a group'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "tag-text" -d 'Tag one text with every member'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "tag" -d 'Tag a JSONL stream from stdin with every member'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "apply" -d 'Add a fact per member match to every matching document of the indices (a task)'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
@@ -486,6 +503,72 @@ complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcom
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "text" -d 'Anonymize one text'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "run" -d 'Anonymize a JSONL stream of texts from stdin, one output line per input line'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand mlp" -l analyzers -d 'Analyzers to run, comma-separated: lemmas, pos_tags, transliteration, ner, contacts, entities, namemail, bounded, all [default: all]' -r
+complete -c ta -n "__fish_ta_using_subcommand mlp" -l field -d 'Document field holding the text (dotted path, e.g. `comment.body`)' -r
+complete -c ta -n "__fish_ta_using_subcommand mlp" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand mlp" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand mlp" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand mlp" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand mlp" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand mlp" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand import" -l project -r
+complete -c ta -n "__fish_ta_using_subcommand import" -l index -d 'Index to create (or add to)' -r
+complete -c ta -n "__fish_ta_using_subcommand import" -l description -r
+complete -c ta -n "__fish_ta_using_subcommand import" -l separator -d 'CSV field separator' -r
+complete -c ta -n "__fish_ta_using_subcommand import" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand import" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand import" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand import" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand import" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand import" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand search" -l project -r
+complete -c ta -n "__fish_ta_using_subcommand search" -l index -d 'Index to search (repeat for several) [default: all project indices]' -r
+complete -c ta -n "__fish_ta_using_subcommand search" -l limit -d 'Stop after this many hits [default: all]' -r
+complete -c ta -n "__fish_ta_using_subcommand search" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand search" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand search" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand search" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand search" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand search" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcommand_from put get delete help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcommand_from put get delete help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcommand_from put get delete help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcommand_from put get delete help" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcommand_from put get delete help" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcommand_from put get delete help" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcommand_from put get delete help" -f -a "put" -d 'Store a document (JSON object) in an index; the index joins the project'
+complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcommand_from put get delete help" -f -a "get" -d 'Show a document'
+complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcommand_from put get delete help" -f -a "delete" -d 'Delete a document'
+complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcommand_from put get delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l project -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l index -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l id -d 'Document id [default: generated]' -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l project -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l index -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l project -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l index -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from help" -f -a "put" -d 'Store a document (JSON object) in an index; the index joins the project'
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from help" -f -a "get" -d 'Show a document'
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a document'
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
@@ -516,20 +599,24 @@ complete -c ta -n "__fish_ta_using_subcommand completions" -l token -d 'Token fo
 complete -c ta -n "__fish_ta_using_subcommand completions" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand completions" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "init" -d 'Create the data directory, database and the admin account'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "serve" -d 'Serve the HTTP API (TEXTA /api/v1/ compatible), Swagger and ReDoc pages'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "health" -d 'Service health: host figures, search store, language processing, tasks'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "register" -d 'Register a new account (prints its token)'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "login" -d 'Log in; with --server the token is stored for later commands'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "logout" -d 'Log out (deletes the token)'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "user" -d 'Users'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "project" -d 'Projects'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "regex-tagger" -d 'Regex (lexicon) taggers'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "regex-tagger-group" -d 'Regex tagger groups'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "anonymizer" -d 'Anonymizers (replace person names with initials)'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "task" -d 'Background tasks'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer task completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help" -f -a "init" -d 'Create the data directory, database and the admin account'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help" -f -a "serve" -d 'Serve the HTTP API (TEXTA /api/v1/ compatible), Swagger and ReDoc pages'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help" -f -a "health" -d 'Service health: host figures, search store, language processing, tasks'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help" -f -a "register" -d 'Register a new account (prints its token)'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help" -f -a "login" -d 'Log in; with --server the token is stored for later commands'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help" -f -a "logout" -d 'Log out (deletes the token)'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help" -f -a "user" -d 'Users'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help" -f -a "project" -d 'Projects'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help" -f -a "regex-tagger" -d 'Regex (lexicon) taggers'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help" -f -a "regex-tagger-group" -d 'Regex tagger groups'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help" -f -a "anonymizer" -d 'Anonymizers (replace person names with initials)'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help" -f -a "mlp" -d 'Language processing: tokens, lemmas, POS tags, language and facts of a text or a JSONL stream'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help" -f -a "import" -d 'Import a dataset file (jsonl, csv, xlsx/xls) into a search index'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help" -f -a "search" -d 'Stream the documents matching a query as JSON lines'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help" -f -a "doc" -d 'Store, show or delete single documents'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help" -f -a "task" -d 'Background tasks'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from user" -f -a "list" -d 'List users (superusers see everyone)'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from user" -f -a "show" -d 'Show one user'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from user" -f -a "update" -d 'Grant or revoke superuser status (superusers only)'
@@ -555,6 +642,7 @@ complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_f
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "delete" -d 'Delete a group'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "tag-text" -d 'Tag one text with every member'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "tag" -d 'Tag a JSONL stream from stdin with every member'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "apply" -d 'Add a fact per member match to every matching document of the indices (a task)'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "create" -d 'Create an anonymizer'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "list" -d 'List a project\'s anonymizers'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "show" -d 'Show an anonymizer'
@@ -562,5 +650,8 @@ complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_f
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "delete" -d 'Delete an anonymizer'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "text" -d 'Anonymize one text'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "run" -d 'Anonymize a JSONL stream of texts from stdin, one output line per input line'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from doc" -f -a "put" -d 'Store a document (JSON object) in an index; the index joins the project'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from doc" -f -a "get" -d 'Show a document'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from doc" -f -a "delete" -d 'Delete a document'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from task" -f -a "list" -d 'Tasks visible to you'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from task" -f -a "show" -d 'One task'

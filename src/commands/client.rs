@@ -53,6 +53,24 @@ impl Client {
         self.finish(resp)
     }
 
+    /// Send a multipart form (dataset import); the file part streams from disk.
+    pub fn send_multipart(&self, path: &str, form: reqwest::blocking::multipart::Form) -> Result<Value> {
+        let req = self.authorized(self.http.post(format!("{}{path}", self.base))).multipart(form);
+        let resp = req
+            .send()
+            .map_err(|e| Error::Internal(format!("cannot reach {}: {e}", self.base)))?;
+        self.finish(resp)
+    }
+
+    /// JSON accept header and the token, if any.
+    fn authorized(&self, req: reqwest::blocking::RequestBuilder) -> reqwest::blocking::RequestBuilder {
+        let req = req.header("Accept", "application/json");
+        match &self.token {
+            Some(t) => req.header("Authorization", format!("Token {t}")),
+            None => req,
+        }
+    }
+
     fn finish(&self, resp: reqwest::blocking::Response) -> Result<Value> {
         let status = resp.status().as_u16();
         let text = resp.text().map_err(Error::internal)?;

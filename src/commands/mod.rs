@@ -5,8 +5,10 @@ mod accounts;
 mod anonymizer;
 mod batch;
 mod client;
+mod indices;
 mod mlp;
 mod output;
+mod progress;
 mod projects;
 mod regex;
 mod system;
@@ -77,6 +79,13 @@ pub enum Command {
     Anonymizer(anonymizer::AnonymizerCmd),
     /// Language processing: tokens, lemmas, POS tags, language and facts of a text or a JSONL stream
     Mlp(mlp::MlpArgs),
+    /// Import a dataset file (jsonl, csv, xlsx/xls) into a search index
+    Import(indices::ImportArgs),
+    /// Stream the documents matching a query as JSON lines
+    Search(indices::SearchArgs),
+    /// Store, show or delete single documents
+    #[command(subcommand)]
+    Doc(indices::DocCmd),
     /// Background tasks
     #[command(subcommand)]
     Task(system::TaskCmd),
@@ -194,6 +203,9 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
                 Command::RegexTaggerGroup(c) => regex::group(&t, c),
                 Command::Anonymizer(c) => anonymizer::run(&t, c),
                 Command::Mlp(a) => mlp::run(&t, a),
+                Command::Import(a) => indices::import(&t, a),
+                Command::Search(a) => indices::search(&t, a),
+                Command::Doc(c) => indices::doc(&t, c),
                 Command::Task(c) => system::task(&t, c).map(Some),
                 _ => unreachable!("handled above"),
             }

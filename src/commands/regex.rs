@@ -178,6 +178,24 @@ pub enum GroupCmd {
         #[command(flatten)]
         p: ProjectFlag,
     },
+    /// Add a fact per member match to every matching document of the indices (a task)
+    Apply {
+        id: i64,
+        #[command(flatten)]
+        p: ProjectFlag,
+        /// Label of this run
+        #[arg(long)]
+        description: String,
+        /// Index (repeat for several) [default: all project indices]
+        #[arg(long = "index")]
+        indices: Vec<String>,
+        /// Field to tag (dotted path; repeat for several)
+        #[arg(long = "field", required = true)]
+        fields: Vec<String>,
+        /// Elasticsearch query selecting the documents, as JSON [default: all]
+        #[arg(long)]
+        query: Option<String>,
+    },
 }
 
 fn read_lines(path: &PathBuf) -> Result<Vec<String>> {
@@ -389,6 +407,33 @@ pub fn group(t: &Target, c: &GroupCmd) -> Result<Option<Value>> {
             let pk = project_for(t, p, Kind::RegexTaggerGroup, b.id)?;
             tag_stream(t, Kind::RegexTaggerGroup, pk, b)?;
             return Ok(None);
+        }
+        GroupCmd::Apply {
+            id,
+            p,
+            description,
+            indices,
+            fields,
+            query,
+        } => {
+            let pk = project_for(t, p, Kind::RegexTaggerGroup, *id)?;
+            let mut body = json!({"description": description, "fields": fields,
+                                  "indices": indices.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()});
+            if let Some(q) = query {
+                body["query"] = serde_json::from_str(q).map_err(|e| Error::BadRequest(format!("--query is not JSON: {e}")))?;
+            }
+            let group = format!("/projects/{pk}/regex_tagger_groups/{id}/");
+            let done = match t {
+                Target::Local { engine, ctx } => {
+                    engine.start_apply_tagger_group(ctx, pk, *id, &body, Some(super::progress::observer()))?;
+                    serde_json::to_value(engine.get_regex_tagger_group(ctx, pk, *id)?).map_err(Error::internal)?
+                }
+                Target::Remote(c) => {
+                    c.send("POST", &format!("{group}apply_tagger_group/"), Some(&body))?;
+                    super::progress::follow(c, &group)?
+                }
+            };
+            super::progress::check(done)?
         }
     };
     Ok(Some(out))

@@ -1,0 +1,164 @@
+//! `ta import`, `ta search`, `ta doc ...`: load datasets into search indices, stream
+//! matching documents, and manage single documents.
+use super::{progress, Target};
+use crate::engine::dataset_imports::Upload;
+use crate::engine::error::{Error, Result};
+use clap::{Args, Subcommand};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    #[arg(long)]
+    pub project: i64,
+    /// Index to create (or add to)
+    #[arg(long)]
+    pub index: String,
+    #[arg(long)]
+    pub description: String,
+    /// CSV field separator
+    #[arg(long, default_value = ",")]
+    pub separator: String,
+    /// The dataset: .jsonl/.json/.jsonlines, .csv, .xlsx or .xls
+    pub file: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    #[arg(long)]
+    pub project: i64,
+    /// Index to search (repeat for several) [default: all project indices]
+    #[arg(long = "index")]
+    pub indices: Vec<String>,
+    /// Stop after this many hits [default: all]
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Words to find in any field, or an Elasticsearch query object as JSON
+    pub query: String,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DocCmd {
+    /// Store a document (JSON object) in an index; the index joins the project
+    Put {
+        #[arg(long)]
+        project: i64,
+        #[arg(long)]
+        index: String,
+        /// Document id [default: generated]
+        #[arg(long)]
+        id: Option<String>,
+        /// The document, as a JSON object
+        source: String,
+    },
+    /// Show a document
+    Get {
+        #[arg(long)]
+        project: i64,
+        #[arg(long)]
+        index: String,
+        id: String,
+    },
+    /// Delete a document
+    Delete {
+        #[arg(long)]
+        project: i64,
+        #[arg(long)]
+        index: String,
+        id: String,
+    },
+}
+
+pub fn import(t: &Target, a: &ImportArgs) -> Result<Option<Value>> {
+    let path = format!("/projects/{}/dataset_imports/", a.project);
+    let file_name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    match t {
+        Target::Local { engine, ctx } => {
+            let full = a
+                .file
+                .canonicalize()
+                .map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", a.file.display())))?;
+            let body = json!({"description": a.description, "index": a.index, "separator": a.separator,
+                              "file": Upload { path: full, file_name, owned: false }.to_value()});
+            let out = engine.start_dataset_import(ctx, a.project, &body, Some(progress::observer()))?;
+            progress::check(serde_json::to_value(out).map_err(Error::internal)?).map(Some)
+        }
+        Target::Remote(c) => {
+            let form = reqwest::blocking::multipart::Form::new()
+                .text("description", a.description.clone())
+                .text("index", a.index.clone())
+                .text("separator", a.separator.clone())
+                .file("file", &a.file)
+                .map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", a.file.display())))?;
+            let created = c.send_multipart(&path, form)?;
+            let id = created["id"]
+                .as_i64()
+                .ok_or_else(|| Error::Internal("no import id in the answer".into()))?;
+            progress::check(progress::follow(c, &format!("{path}{id}/"))?).map(Some)
+        }
+    }
+}
+
+/// The query of `ta search`: a JSON object as given, else the words in any field.
+fn search_query(q: &str) -> Value {
+    match serde_json::from_str::<Value>(q) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => json!({"multi_match": {"query": q, "fields": ["*"], "operator": "and"}}),
+    }
+}
+
+/// Stream every hit as one JSON line (`_index`, `_id`, `_source`), page by page.
+pub fn search(t: &Target, a: &SearchArgs) -> Result<Option<Value>> {
+    let path = format!("/projects/{}/scroll/", a.project);
+    let mut body = json!({"indices": a.indices, "query": {"query": search_query(&a.query)}, "documents_size": 500, "with_meta": true});
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut left = a.limit.unwrap_or(usize::MAX);
+    loop {
+        let page = t.call("POST", &path, Some(&body), |e, ctx| e.scroll(ctx, a.project, &body))?;
+        for hit in page["documents"].as_array().into_iter().flatten().take(left) {
+            let line = json!({"_index": hit["_index"], "_id": hit["_id"], "_source": hit["_source"]});
+            writeln!(out, "{line}").map_err(Error::internal)?;
+            left -= 1;
+        }
+        match page["scroll_id"].as_str() {
+            Some(id) if left > 0 => body = json!({"scroll_id": id, "documents_size": 500, "with_meta": true}),
+            _ => break,
+        }
+    }
+    out.flush().map_err(Error::internal)?;
+    Ok(None)
+}
+
+pub fn doc(t: &Target, c: &DocCmd) -> Result<Option<Value>> {
+    let out = match c {
+        DocCmd::Put {
+            project,
+            index,
+            id,
+            source,
+        } => {
+            let source: Value = serde_json::from_str(source).map_err(|e| Error::BadRequest(format!("the document is not JSON: {e}")))?;
+            let body = json!({"documents": [{"_index": index, "_id": id, "_source": source}]});
+            t.call("POST", &format!("/projects/{project}/elastic/documents/"), Some(&body), |e, ctx| {
+                e.insert_documents(ctx, *project, &body)
+            })?
+        }
+        DocCmd::Get { project, index, id } => t.call(
+            "GET",
+            &format!("/projects/{project}/elastic/documents/{index}/{id}/"),
+            None,
+            |e, ctx| e.get_document(ctx, *project, index, id),
+        )?,
+        DocCmd::Delete { project, index, id } => {
+            t.call(
+                "DELETE",
+                &format!("/projects/{project}/elastic/documents/{index}/{id}/"),
+                None,
+                |e, ctx| e.delete_document(ctx, *project, index, id),
+            )?;
+            return Ok(None);
+        }
+    };
+    Ok(Some(out))
+}
