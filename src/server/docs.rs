@@ -2,7 +2,7 @@
 //! response types plus the operation table below), Swagger UI (vendored assets) and
 //! ReDoc (bundled script), all working with no internet access.
 use super::http::AppState;
-use crate::engine::{accounts, anonymizers, projects, regex_taggers, resources, tasks};
+use crate::engine::{accounts, anonymizers, dataset_imports, indices, projects, regex_taggers, resources, tasks};
 use axum::http::header;
 use axum::response::{Html, IntoResponse};
 use axum::routing::get;
@@ -496,6 +496,7 @@ pub const OPS: &[Op] = &[
         projects::ProjectOut, projects::ProjectIn, projects::IndicesOut,
         tasks::TaskOut, tasks::TaskInfo, resources::BulkDeleteOut,
         regex_taggers::RegexTaggerOut, regex_taggers::RegexTaggerGroupOut, anonymizers::AnonymizerOut,
+        dataset_imports::DatasetImportOut, indices::IndexOut,
     ))
 )]
 struct ApiDoc;
