@@ -515,13 +515,17 @@ _ta() {
 
     case "${cmd}" in
         ta)
-            opts="-h -V --data-dir --server --token --as --json --help --version init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help"
+            opts="-h -V --data-dir --search-url --server --token --as --json --help --version init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -545,13 +549,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__anonymizer)
-            opts="-h --data-dir --server --token --as --json --help create list show update delete text run help"
+            opts="-h --data-dir --search-url --server --token --as --json --help create list show update delete text run help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -575,7 +583,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__anonymizer__subcmd__create)
-            opts="-h --project --description --replace-misspelled-names --replace-single-last-names --replace-single-first-names --misspelling-threshold --mimic-casing --auto-adjust-threshold --data-dir --server --token --as --json --help"
+            opts="-h --project --description --replace-misspelled-names --replace-single-last-names --replace-single-first-names --misspelling-threshold --mimic-casing --auto-adjust-threshold --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -617,6 +625,10 @@ _ta() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --server)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -637,7 +649,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__anonymizer__subcmd__delete)
-            opts="-h --project --data-dir --server --token --as --json --help"
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -648,6 +660,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -797,7 +813,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__anonymizer__subcmd__list)
-            opts="-h --project --data-dir --server --token --as --json --help"
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -808,6 +824,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -831,7 +851,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__anonymizer__subcmd__run)
-            opts="-h --project --name --names --replacers --consistent --data-dir --server --token --as --json --help"
+            opts="-h --project --name --names --replacers --consistent --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -854,6 +874,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -877,7 +901,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__anonymizer__subcmd__show)
-            opts="-h --project --data-dir --server --token --as --json --help"
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -888,6 +912,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -911,7 +939,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__anonymizer__subcmd__text)
-            opts="-h --project --name --names --replacers --data-dir --server --token --as --json --help"
+            opts="-h --project --name --names --replacers --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -937,6 +965,10 @@ _ta() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --server)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -957,7 +989,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__anonymizer__subcmd__update)
-            opts="-h --project --description --replace-misspelled-names --replace-single-last-names --replace-single-first-names --misspelling-threshold --mimic-casing --auto-adjust-threshold --data-dir --server --token --as --json --help"
+            opts="-h --project --description --replace-misspelled-names --replace-single-last-names --replace-single-first-names --misspelling-threshold --mimic-casing --auto-adjust-threshold --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -999,6 +1031,10 @@ _ta() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --server)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1019,13 +1055,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__completions)
-            opts="-h --data-dir --server --token --as --json --help bash elvish fish powershell zsh"
+            opts="-h --data-dir --search-url --server --token --as --json --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1049,13 +1089,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__doc)
-            opts="-h --data-dir --server --token --as --json --help put get delete help"
+            opts="-h --data-dir --search-url --server --token --as --json --help put get delete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1079,7 +1123,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__doc__subcmd__delete)
-            opts="-h --project --index --data-dir --server --token --as --json --help"
+            opts="-h --project --index --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1094,6 +1138,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1117,7 +1165,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__doc__subcmd__get)
-            opts="-h --project --index --data-dir --server --token --as --json --help"
+            opts="-h --project --index --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1132,6 +1180,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1225,7 +1277,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__doc__subcmd__put)
-            opts="-h --project --index --id --data-dir --server --token --as --json --help"
+            opts="-h --project --index --id --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1244,6 +1296,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1267,13 +1323,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__health)
-            opts="-h --data-dir --server --token --as --json --help"
+            opts="-h --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2095,7 +2155,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__import)
-            opts="-h --project --index --description --separator --data-dir --server --token --as --json --help"
+            opts="-h --project --index --description --separator --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2121,6 +2181,10 @@ _ta() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --server)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2141,13 +2205,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__init)
-            opts="-h --data-dir --server --token --as --json --help"
+            opts="-h --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2171,7 +2239,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__login)
-            opts="-h --username --password --data-dir --server --token --as --json --help"
+            opts="-h --username --password --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2186,6 +2254,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2209,13 +2281,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__logout)
-            opts="-h --data-dir --server --token --as --json --help"
+            opts="-h --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2239,7 +2315,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__mlp)
-            opts="-h --analyzers --field --data-dir --server --token --as --json --help"
+            opts="-h --analyzers --field --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2254,6 +2330,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2277,13 +2357,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__project)
-            opts="-h --data-dir --server --token --as --json --help create list show update delete indices help"
+            opts="-h --data-dir --search-url --server --token --as --json --help create list show update delete indices help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2307,7 +2391,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__project__subcmd__create)
-            opts="-h --title --user --index --data-dir --server --token --as --json --help"
+            opts="-h --title --user --index --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2326,6 +2410,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2349,13 +2437,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__project__subcmd__delete)
-            opts="-h --data-dir --server --token --as --json --help"
+            opts="-h --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2491,13 +2583,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__project__subcmd__indices)
-            opts="-h --data-dir --server --token --as --json --help"
+            opts="-h --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2521,7 +2617,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__project__subcmd__list)
-            opts="-h --title --data-dir --server --token --as --json --help"
+            opts="-h --title --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2532,6 +2628,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2555,13 +2655,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__project__subcmd__show)
-            opts="-h --data-dir --server --token --as --json --help"
+            opts="-h --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2585,7 +2689,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__project__subcmd__update)
-            opts="-h --title --user --index --data-dir --server --token --as --json --help"
+            opts="-h --title --user --index --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2604,6 +2708,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2627,13 +2735,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger)
-            opts="-h --data-dir --server --token --as --json --help create list show update delete tag-text tag multitag help"
+            opts="-h --data-dir --search-url --server --token --as --json --help create list show update delete tag-text tag multitag help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2657,13 +2769,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__group)
-            opts="-h --data-dir --server --token --as --json --help create list show update delete tag-text tag apply help"
+            opts="-h --data-dir --search-url --server --token --as --json --help create list show update delete tag-text tag apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2687,7 +2803,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__apply)
-            opts="-h --project --description --index --field --query --data-dir --server --token --as --json --help"
+            opts="-h --project --description --index --field --query --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2717,6 +2833,10 @@ _ta() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --server)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -2737,7 +2857,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__create)
-            opts="-h --project --description --tagger --data-dir --server --token --as --json --help"
+            opts="-h --project --description --tagger --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2756,6 +2876,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2779,7 +2903,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__delete)
-            opts="-h --project --data-dir --server --token --as --json --help"
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2790,6 +2914,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2953,7 +3081,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__list)
-            opts="-h --project --data-dir --server --token --as --json --help"
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2964,6 +3092,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2987,7 +3119,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__show)
-            opts="-h --project --data-dir --server --token --as --json --help"
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2998,6 +3130,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3021,7 +3157,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__tag)
-            opts="-h --field --project --data-dir --server --token --as --json --help"
+            opts="-h --field --project --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3036,6 +3172,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3059,7 +3199,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__tag__subcmd__text)
-            opts="-h --project --data-dir --server --token --as --json --help"
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3070,6 +3210,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3093,7 +3237,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__update)
-            opts="-h --project --description --tagger --data-dir --server --token --as --json --help"
+            opts="-h --project --description --tagger --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3112,6 +3256,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3135,7 +3283,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__create)
-            opts="-h --project --description --lexicon --lexicon-file --counter-lexicon --counter-lexicon-file --operator --match-type --required-words --phrase-slop --counter-slop --n-allowed-edits --return-fuzzy-match --ignore-case --ignore-punctuation --data-dir --server --token --as --json --help"
+            opts="-h --project --description --lexicon --lexicon-file --counter-lexicon --counter-lexicon-file --operator --match-type --required-words --phrase-slop --counter-slop --n-allowed-edits --return-fuzzy-match --ignore-case --ignore-punctuation --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3205,6 +3353,10 @@ _ta() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --server)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3225,7 +3377,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__delete)
-            opts="-h --project --data-dir --server --token --as --json --help"
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3236,6 +3388,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3399,7 +3555,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__list)
-            opts="-h --project --data-dir --server --token --as --json --help"
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3410,6 +3566,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3433,7 +3593,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__multitag)
-            opts="-h --project --tagger --data-dir --server --token --as --json --help"
+            opts="-h --project --tagger --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3448,6 +3608,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3471,7 +3635,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__show)
-            opts="-h --project --data-dir --server --token --as --json --help"
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3482,6 +3646,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3505,7 +3673,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__tag)
-            opts="-h --field --project --data-dir --server --token --as --json --help"
+            opts="-h --field --project --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3520,6 +3688,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3543,7 +3715,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__tag__subcmd__text)
-            opts="-h --project --data-dir --server --token --as --json --help"
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3554,6 +3726,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3577,7 +3753,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__update)
-            opts="-h --project --description --lexicon --lexicon-file --counter-lexicon --counter-lexicon-file --operator --match-type --required-words --phrase-slop --counter-slop --n-allowed-edits --return-fuzzy-match --ignore-case --ignore-punctuation --data-dir --server --token --as --json --help"
+            opts="-h --project --description --lexicon --lexicon-file --counter-lexicon --counter-lexicon-file --operator --match-type --required-words --phrase-slop --counter-slop --n-allowed-edits --return-fuzzy-match --ignore-case --ignore-punctuation --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3647,6 +3823,10 @@ _ta() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --server)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -3667,7 +3847,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__register)
-            opts="-h --username --email --password --data-dir --server --token --as --json --help"
+            opts="-h --username --email --password --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3686,6 +3866,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3709,7 +3893,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__search)
-            opts="-h --project --index --limit --data-dir --server --token --as --json --help"
+            opts="-h --project --index --limit --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3728,6 +3912,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3751,7 +3939,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__serve)
-            opts="-h --host --port --data-dir --server --token --as --json --help"
+            opts="-h --host --port --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3766,6 +3954,10 @@ _ta() {
                     return 0
                     ;;
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3789,13 +3981,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__task)
-            opts="-h --data-dir --server --token --as --json --help list show help"
+            opts="-h --data-dir --search-url --server --token --as --json --help list show help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3875,13 +4071,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__task__subcmd__list)
-            opts="-h --data-dir --server --token --as --json --help"
+            opts="-h --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3905,13 +4105,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__task__subcmd__show)
-            opts="-h --data-dir --server --token --as --json --help"
+            opts="-h --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3935,13 +4139,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__user)
-            opts="-h --data-dir --server --token --as --json --help list show update delete help"
+            opts="-h --data-dir --search-url --server --token --as --json --help list show update delete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3965,13 +4173,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__user__subcmd__delete)
-            opts="-h --data-dir --server --token --as --json --help"
+            opts="-h --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -4079,13 +4291,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__user__subcmd__list)
-            opts="-h --data-dir --server --token --as --json --help"
+            opts="-h --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -4109,13 +4325,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__user__subcmd__show)
-            opts="-h --data-dir --server --token --as --json --help"
+            opts="-h --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -4139,13 +4359,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__user__subcmd__update)
-            opts="-h --superuser --data-dir --server --token --as --json --help"
+            opts="-h --superuser --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

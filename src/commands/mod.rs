@@ -32,6 +32,10 @@ pub struct Cli {
     /// Data directory for local mode [default: the platform data dir + /ta]
     #[arg(long, global = true, env = "TA_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
+    /// Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster
+    /// (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]
+    #[arg(long, global = true, env = "TA_SEARCH_URL", hide_env_values = true)]
+    pub search_url: Option<String>,
     /// Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)
     #[arg(long, global = true, env = "TA_SERVER")]
     pub server: Option<String>,
@@ -112,7 +116,10 @@ pub fn data_dir(cli: &Cli) -> PathBuf {
 
 /// Open the local engine, creating `admin` on first use.
 pub fn open_engine(cli: &Cli) -> Result<Arc<Engine>> {
-    let engine = Engine::open(Config::new(data_dir(cli)))?;
+    let engine = Engine::open(Config {
+        search_url: cli.search_url.clone(),
+        ..Config::new(data_dir(cli))
+    })?;
     let (password, from_env) = match std::env::var("TA_ADMIN_PASSWORD").or_else(|_| std::env::var("TEXTA_ADMIN_PASSWORD")) {
         Ok(p) => (p, true),
         Err(_) => ("1234".to_string(), false),

@@ -36,6 +36,9 @@ pub struct Config {
     pub max_upload: u64,
     /// Worker threads for background tasks.
     pub task_threads: usize,
+    /// Elasticsearch/OpenSearch cluster to keep search indices in (`--search-url`,
+    /// `TA_SEARCH_URL`); `None` keeps them in the embedded store under `data_dir/indices`.
+    pub search_url: Option<String>,
 }
 
 impl Config {
@@ -46,6 +49,7 @@ impl Config {
             data_dir,
             max_upload,
             task_threads,
+            search_url: None,
         }
     }
 }
@@ -78,10 +82,15 @@ impl Engine {
         let store = Arc::new(store::Store::open(&config.data_dir.join("ta.sqlite3"))?);
         let mut sys = sysinfo::System::new();
         sys.refresh_cpu_usage();
-        let search = search::TantivyBackend::open(config.data_dir.join("indices"))
-            .map_err(|e| error::Error::Internal(format!("cannot open the index store: {e}")))?;
+        let search: Box<dyn search::SearchBackend> = match &config.search_url {
+            Some(url) => Box::new(search::ElasticBackend::new(url)?),
+            None => Box::new(
+                search::TantivyBackend::open(config.data_dir.join("indices"))
+                    .map_err(|e| error::Error::Internal(format!("cannot open the index store: {e}")))?,
+            ),
+        };
         let engine = Engine {
-            search: Box::new(search),
+            search,
             runner: tasks::TaskRunner::new(config.task_threads),
             store,
             sys: Mutex::new(sys),

@@ -5,11 +5,12 @@ use std::sync::Arc;
 
 use regex::Regex;
 
-use super::fuzzy::{FuzzyWord, Haystack};
+use super::fuzzy::{FuzzyWord, Haystack, PieceHits, PieceIndexBuilder};
 use super::jaro::jaro_winkler;
 use super::names::Name;
 use super::patterns::{build, first_upper, Components, Literal, RegexCache, Shape};
 use super::presence::Scan;
+use super::program::Program;
 use super::text::{combinations, is_word, lower, strip_trailing_non_word, word_chars_only, word_parts};
 use super::AnonymizerConfig;
 
@@ -31,23 +32,26 @@ pub(crate) struct NameExtractor {
 }
 
 impl NameExtractor {
-    pub(crate) fn new(name: &Name, cfg: &AnonymizerConfig) -> NameExtractor {
+    /// `pieces` collects the pieces of the name's fuzzy words.
+    pub(crate) fn new(name: &Name, cfg: &AnonymizerConfig, pieces: &mut PieceIndexBuilder) -> NameExtractor {
         let first_forms = combinations(&name.first);
         let mut last_forms = combinations(&name.last);
         if cfg.mimic_casing {
             push_new(&mut last_forms, without_last_char(&name.last));
         }
-        let fuzzy = |forms: &[String], ratio| -> Vec<FuzzyWord> {
+        let mut fuzzy = |forms: &[String], ratio| -> Vec<FuzzyWord> {
             if cfg.replace_misspelled_names {
-                forms.iter().map(|f| FuzzyWord::new(f, ratio)).collect()
+                forms.iter().map(|f| FuzzyWord::new(f, ratio, pieces)).collect()
             } else {
                 Vec::new()
             }
         };
+        let fuzzy_first = fuzzy(&first_forms, FIRST_NAME_BUDGET);
+        let fuzzy_last = fuzzy(&combinations(&name.last), LAST_NAME_BUDGET);
         NameExtractor {
             first_name: name.first.clone(),
-            fuzzy_first: fuzzy(&first_forms, FIRST_NAME_BUDGET),
-            fuzzy_last: fuzzy(&combinations(&name.last), LAST_NAME_BUDGET),
+            fuzzy_first,
+            fuzzy_last,
             components: Components::new(&first_forms, &last_forms, &name.first, Literal::Raw),
             first_forms,
             last_forms,
@@ -66,13 +70,21 @@ impl NameExtractor {
     }
 
     /// Cleaned, filtered matches of this name in `text` (parentheses already removed), longest first.
-    pub(crate) fn extract(&self, hay: &Haystack<'_>, scan: &Scan<'_>, threshold: f64, cache: &RegexCache) -> Vec<String> {
-        let Some(regex) = self.regex_for(hay, scan, cache) else {
+    /// `pieces`: the text's piece occurrences from the anonymizer's piece index.
+    pub(crate) fn extract(
+        &self,
+        hay: &Haystack<'_>,
+        pieces: &PieceHits,
+        scan: &Scan<'_>,
+        threshold: f64,
+        cache: &RegexCache,
+    ) -> Vec<String> {
+        let Some(alternation) = self.alternation(hay, pieces, scan, cache) else {
             return Vec::new();
         };
         let mut hits: Vec<&str> = Vec::new();
-        for m in regex.find_iter(hay.text) {
-            let hit = self.without_lookahead(m.as_str());
+        for (start, end) in alternation.spans(hay) {
+            let hit = self.without_lookahead(&hay.text[start..end]);
             if !hit.is_empty() && !hits.contains(&hit) {
                 hits.push(hit);
             }
@@ -98,15 +110,19 @@ impl NameExtractor {
     }
 
     /// The alternation for this text: static and fuzzy forms, reduced to alternatives that can match here.
-    fn regex_for(&self, hay: &Haystack<'_>, scan: &Scan<'_>, cache: &RegexCache) -> Option<Arc<Regex>> {
-        let new_first = self.new_fuzzy_forms(&self.first_forms, &self.fuzzy_first, hay);
-        let new_last = self.new_fuzzy_forms(&self.last_forms, &self.fuzzy_last, hay);
+    fn alternation(&self, hay: &Haystack<'_>, pieces: &PieceHits, scan: &Scan<'_>, cache: &RegexCache) -> Option<Alternation> {
+        let new_first = self.new_fuzzy_forms(&self.first_forms, &self.fuzzy_first, hay, pieces);
+        let new_last = self.new_fuzzy_forms(&self.last_forms, &self.fuzzy_last, hay, pieces);
         let mut components = self.components.clone();
         components.extend(&new_first, &new_last, Literal::Raw);
         let source = components.source(self.shape, &|p| scan.contains(p))?;
-        cache.get_or_compile(source.clone(), || {
+        if let Some(program) = Program::parse(&source) {
+            return Some(Alternation::Program(program));
+        }
+        let regex = cache.get_or_compile(source.clone(), || {
             build(&source).ok().or_else(|| self.escaped_regex(&new_first, &new_last))
-        })
+        })?;
+        Some(Alternation::Regex(regex))
     }
 
     /// Fallback when verbatim forms are not valid in the `regex` crate's dialect: all forms escaped.
@@ -117,16 +133,32 @@ impl NameExtractor {
     }
 
     /// Fuzzy hits that are not already forms.
-    fn new_fuzzy_forms(&self, forms: &[String], words: &[FuzzyWord], hay: &Haystack<'_>) -> Vec<String> {
+    fn new_fuzzy_forms(&self, forms: &[String], words: &[FuzzyWord], hay: &Haystack<'_>, pieces: &PieceHits) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for word in words {
-            for hit in word.hits(hay, self.shape.mimic_casing) {
+            for hit in word.hits(hay, pieces, self.shape.mimic_casing) {
                 if !forms.contains(&hit) {
                     push_new(&mut out, hit);
                 }
             }
         }
         out
+    }
+}
+
+/// A per-text alternation: a [`Program`], or a compiled regex for patterns outside the program's subset.
+enum Alternation {
+    Program(Program),
+    Regex(Arc<Regex>),
+}
+
+impl Alternation {
+    /// Byte spans of the non-overlapping leftmost-first matches.
+    fn spans(&self, hay: &Haystack<'_>) -> Vec<(usize, usize)> {
+        match self {
+            Alternation::Program(p) => p.find_iter(hay).map(|(s, e)| (hay.byte_at[s], hay.byte_at[e])).collect(),
+            Alternation::Regex(r) => r.find_iter(hay.text).map(|m| (m.start(), m.end())).collect(),
+        }
     }
 }
 

@@ -6,7 +6,10 @@
 //! the position where the current search began (start of text or end of the previous hit). The first complete
 //! match wins and the scan resumes at its end. Failed states are memoised. Two exact necessary conditions skip
 //! most starts before the search: a piece filter (with at most K edits, one of K+1 pieces of the word occurs
-//! unchanged near its place) and a banded edit-distance bound.
+//! unchanged near its place) and a banded edit-distance bound. The pieces of all words of an anonymizer are
+//! found in one pass over the text ([`PieceIndex`]).
+
+use aho_corasick::{AhoCorasick, MatchKind};
 
 use super::text::{is_space, is_word};
 
@@ -14,34 +17,130 @@ use super::text::{is_space, is_word};
 pub(crate) struct FuzzyWord {
     word: Vec<char>,
     budget: usize,
-    /// K+1 consecutive pieces of the word and their offsets (empty when the word has a wildcard).
-    pieces: Vec<(usize, String)>,
+    /// The word's number in its [`PieceIndex`]; `None` when it has a wildcard (no piece filter).
+    id: Option<usize>,
 }
 
-/// A text prepared for fuzzy search: its characters, the character index of every byte offset, and the
-/// candidate starts (start of text or after whitespace).
+/// Collects the pieces of the fuzzy words of one anonymizer.
+#[derive(Default)]
+pub(crate) struct PieceIndexBuilder {
+    patterns: Vec<String>,
+    /// Per pattern: (word id, piece offset) of every piece with that text.
+    owners: Vec<Vec<(usize, usize)>>,
+    words: usize,
+}
+
+/// One automaton over all pieces of all words.
+pub(crate) struct PieceIndex {
+    automaton: Option<AhoCorasick>,
+    owners: Vec<Vec<(usize, usize)>>,
+    words: usize,
+}
+
+/// Piece occurrences in one text, per word: (character position, piece offset). `None`: the automaton could not
+/// be built, every start is viable.
+pub(crate) struct PieceHits(Option<Vec<Vec<(usize, usize)>>>);
+
+impl PieceIndexBuilder {
+    /// Register a word's pieces; its id.
+    fn register(&mut self, pieces: Vec<(usize, String)>) -> usize {
+        let id = self.words;
+        self.words += 1;
+        for (offset, piece) in pieces {
+            let k = match self.patterns.iter().position(|p| *p == piece) {
+                Some(k) => k,
+                None => {
+                    self.patterns.push(piece);
+                    self.owners.push(Vec::new());
+                    self.patterns.len() - 1
+                }
+            };
+            self.owners[k].push((id, offset));
+        }
+        id
+    }
+
+    pub(crate) fn build(self) -> PieceIndex {
+        let automaton = AhoCorasick::builder().match_kind(MatchKind::Standard).build(&self.patterns).ok();
+        PieceIndex {
+            automaton,
+            owners: self.owners,
+            words: self.words,
+        }
+    }
+}
+
+impl PieceIndex {
+    /// Every (overlapping) piece occurrence in the text.
+    pub(crate) fn find(&self, hay: &Haystack<'_>) -> PieceHits {
+        let Some(automaton) = &self.automaton else {
+            return PieceHits(None);
+        };
+        let mut hits = vec![Vec::new(); self.words];
+        for m in automaton.find_overlapping_iter(hay.text) {
+            for &(word, offset) in &self.owners[m.pattern().as_usize()] {
+                hits[word].push((hay.char_at[m.start()], offset));
+            }
+        }
+        PieceHits(Some(hits))
+    }
+}
+
+/// A text prepared for fuzzy search and [`Program`](super::program::Program) matching: its characters, the
+/// character index of every byte offset, the byte offset of every character index (and of the end), the
+/// candidate starts (start of text or after whitespace), and which bytes and byte pairs occur.
 pub(crate) struct Haystack<'a> {
     pub text: &'a str,
     pub chars: Vec<char>,
-    char_at: Vec<usize>,
+    pub char_at: Vec<usize>,
+    pub byte_at: Vec<usize>,
     starts: Vec<usize>,
+    bytes: [u64; 4],
+    pairs: Vec<u64>,
 }
 
 impl<'a> Haystack<'a> {
     pub(crate) fn new(text: &'a str) -> Haystack<'a> {
         let mut char_at = vec![0; text.len() + 1];
-        for (i, (b, _)) in text.char_indices().enumerate() {
+        let mut byte_at = Vec::with_capacity(text.len() + 1);
+        let mut chars = Vec::with_capacity(text.len());
+        for (i, (b, c)) in text.char_indices().enumerate() {
             char_at[b] = i;
+            byte_at.push(b);
+            chars.push(c);
         }
-        let chars: Vec<char> = text.chars().collect();
         char_at[text.len()] = chars.len();
+        byte_at.push(text.len());
         let starts = (0..chars.len()).filter(|&s| s == 0 || is_space(chars[s - 1])).collect();
+        let mut bytes = [0u64; 4];
+        let mut pairs = vec![0u64; 1 << 10];
+        let raw = text.as_bytes();
+        for (i, &b) in raw.iter().enumerate() {
+            bytes[usize::from(b >> 6)] |= 1 << (b & 63);
+            if let Some(&next) = raw.get(i + 1) {
+                let pair = usize::from(b) << 8 | usize::from(next);
+                pairs[pair >> 6] |= 1 << (pair & 63);
+            }
+        }
         Haystack {
             text,
             chars,
             char_at,
+            byte_at,
             starts,
+            bytes,
+            pairs,
         }
+    }
+
+    /// A quick necessary condition for `needle` occurring in the text: its bytes and byte pairs all occur.
+    pub(crate) fn may_contain(&self, needle: &str) -> bool {
+        let raw = needle.as_bytes();
+        raw.iter().all(|&b| self.bytes[usize::from(b >> 6)] & (1 << (b & 63)) != 0)
+            && raw.windows(2).all(|w| {
+                let pair = usize::from(w[0]) << 8 | usize::from(w[1]);
+                self.pairs[pair >> 6] & (1 << (pair & 63)) != 0
+            })
     }
 }
 
@@ -58,22 +157,18 @@ struct Search<'a> {
 
 impl FuzzyWord {
     /// `budget_ratio`: 0.4 for last-name parts, 0.3 (as `1 - 0.7`) for first-name parts.
-    pub(crate) fn new(word: &str, budget_ratio: f64) -> FuzzyWord {
+    pub(crate) fn new(word: &str, budget_ratio: f64, index: &mut PieceIndexBuilder) -> FuzzyWord {
         let word: Vec<char> = word.chars().collect();
         let budget = (word.len() as f64 * budget_ratio) as usize;
-        let pieces = if word.contains(&'.') {
-            Vec::new()
-        } else {
-            split_pieces(&word, budget + 1)
-        };
-        FuzzyWord { word, budget, pieces }
+        let id = (!word.contains(&'.')).then(|| index.register(split_pieces(&word, budget + 1)));
+        FuzzyWord { word, budget, id }
     }
 
-    /// Distinct hits whose first character has the same case as the word's.
-    pub(crate) fn hits(&self, hay: &Haystack<'_>, mimic: bool) -> Vec<String> {
+    /// Distinct hits whose first character has the same case as the word's (`pieces`: from the word's index).
+    pub(crate) fn hits(&self, hay: &Haystack<'_>, pieces: &PieceHits, mimic: bool) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         let text = &hay.chars;
-        for (s, e) in self.spans(hay, mimic) {
+        for (s, e) in self.spans(hay, pieces, mimic) {
             if same_case(text[s], self.word[0]) {
                 let hit: String = text[s..e].iter().collect();
                 if !out.contains(&hit) {
@@ -84,28 +179,19 @@ impl FuzzyWord {
         out
     }
 
-    fn spans(&self, hay: &Haystack<'_>, mimic: bool) -> Vec<(usize, usize)> {
+    fn spans(&self, hay: &Haystack<'_>, pieces: &PieceHits, mimic: bool) -> Vec<(usize, usize)> {
         let mut spans = Vec::new();
         if self.word.is_empty() {
             return spans;
         }
-        let viable = self.viable_ranges(hay);
+        let viable = self.viable_starts(hay, pieces);
         let text = &hay.chars;
         let width = self.word.len() + self.budget;
         let mut rows = (vec![0; width + 1], vec![0; width + 1]);
         let mut failed = vec![false; (width + 1) * (self.word.len() + 1) * (self.budget + 1)];
-        let (mut pos, mut anchor, mut range) = (0, 0, 0);
+        let (mut pos, mut anchor) = (0, 0);
         for &s in &hay.starts {
-            if s < pos {
-                continue;
-            }
-            while range < viable.len() && viable[range].1 < s {
-                range += 1;
-            }
-            if range == viable.len() {
-                break;
-            }
-            if viable[range].0 > s || !self.may_match(&text[s..], &mut rows) {
+            if s < pos || viable.as_ref().is_some_and(|v| !v[s]) || !self.may_match(&text[s..], &mut rows) {
                 continue;
             }
             failed.fill(false);
@@ -127,32 +213,19 @@ impl FuzzyWord {
         spans
     }
 
-    /// Sorted, merged ranges of start positions near an unchanged piece (everything for wildcard words).
-    fn viable_ranges(&self, hay: &Haystack<'_>) -> Vec<(usize, usize)> {
+    /// Which start positions lie near an unchanged piece; `None` (all of them) for wildcard words.
+    fn viable_starts(&self, hay: &Haystack<'_>, pieces: &PieceHits) -> Option<Vec<bool>> {
+        let hits = &pieces.0.as_ref()?[self.id?];
         let n = hay.chars.len();
-        if self.pieces.is_empty() {
-            return vec![(0, n)];
-        }
-        let mut ranges: Vec<(usize, usize)> = Vec::new();
-        for (offset, piece) in &self.pieces {
-            for (b, _) in hay.text.match_indices(piece.as_str()) {
-                let q = hay.char_at[b];
-                let lo = q.saturating_sub(offset + self.budget);
-                let hi = (q + self.budget).saturating_sub(*offset).min(n);
-                if lo <= hi {
-                    ranges.push((lo, hi));
-                }
+        let mut viable = vec![false; n + 1];
+        for &(q, offset) in hits {
+            let lo = q.saturating_sub(offset + self.budget);
+            let hi = (q + self.budget).saturating_sub(offset).min(n);
+            if lo <= hi {
+                viable[lo..=hi].fill(true);
             }
         }
-        ranges.sort_unstable();
-        let mut merged: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
-        for (lo, hi) in ranges {
-            match merged.last_mut() {
-                Some(last) if lo <= last.1 + 1 => last.1 = last.1.max(hi),
-                _ => merged.push((lo, hi)),
-            }
-        }
-        merged
+        Some(viable)
     }
 
     /// Necessary condition: some prefix of `text` is within `budget` edits of the word (banded DP, early exit).

@@ -16,6 +16,7 @@ mod jaro;
 mod names;
 mod patterns;
 mod presence;
+mod program;
 mod replace;
 mod synth;
 mod text;
@@ -28,6 +29,7 @@ mod tests;
 use rayon::prelude::*;
 
 use extract::NameExtractor;
+use fuzzy::{PieceIndex, PieceIndexBuilder};
 use patterns::RegexCache;
 use presence::Presence;
 use replace::{keyed, rewrite, NameMatches};
@@ -79,15 +81,18 @@ pub struct Anonymizer {
     extractors: Vec<NameExtractor>,
     threshold: f64,
     presence: Presence,
+    pieces: PieceIndex,
     cache: RegexCache,
 }
 
 impl Anonymizer {
     pub fn new(cfg: &AnonymizerConfig, names: &NameList) -> Anonymizer {
-        let extractors: Vec<NameExtractor> = names.names().iter().map(|n| NameExtractor::new(n, cfg)).collect();
+        let mut pieces = PieceIndexBuilder::default();
+        let extractors: Vec<NameExtractor> = names.names().iter().map(|n| NameExtractor::new(n, cfg, &mut pieces)).collect();
         Anonymizer {
             names: names.names().to_vec(),
             presence: Presence::new(extractors.iter().flat_map(NameExtractor::static_components)),
+            pieces: pieces.build(),
             extractors,
             threshold: similarity_threshold(cfg, names.names()),
             cache: RegexCache::default(),
@@ -173,7 +178,8 @@ impl Anonymizer {
         let text = text.replace("&nbsp;", " ");
         let work: String = text.chars().filter(|&c| c != '(' && c != ')').collect();
         let hay = fuzzy::Haystack::new(&work);
-        let scan = self.presence.scan(&work, &self.cache);
+        let pieces = self.pieces.find(&hay);
+        let scan = self.presence.scan(&hay, &self.cache);
         let results = self
             .names
             .iter()
@@ -181,7 +187,7 @@ impl Anonymizer {
             .zip(replacers)
             .map(|((name, extractor), replacer)| NameMatches {
                 full_name: name.full(),
-                matches: extractor.extract(&hay, &scan, self.threshold, &self.cache),
+                matches: extractor.extract(&hay, &pieces, &scan, self.threshold, &self.cache),
                 replacer,
             });
         rewrite(text, &keyed(results), &self.cache)

@@ -1,5 +1,6 @@
-//! The per-name alternation of the reference (`NameExtractor.generate_pattern`), built as pattern strings and
-//! compiled with the `regex` crate, plus a bounded cache of compiled patterns (alternations depend on the text).
+//! The per-name alternation of the reference (`NameExtractor.generate_pattern`), built as pattern strings that
+//! run as a [`Program`](super::program::Program), plus a bounded cache of `regex` compilations for the patterns
+//! outside the program's subset (alternations depend on the text).
 //!
 //! Name forms are inserted unescaped, as in the reference (`.` in a form is a wildcard). When a form does not
 //! compile in the `regex` crate's dialect, the whole alternation is rebuilt with escaped forms instead.

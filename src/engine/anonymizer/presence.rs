@@ -1,12 +1,15 @@
 //! Which component patterns occur in a text: one `RegexSet` pass for the patterns known when the anonymizer
-//! is built, cached single regexes for the patterns of fuzzy variants. Lets the extractor drop alternatives
-//! that cannot match, which keeps the per-text alternations small (and usually absent).
+//! is built, a [`Program`] (or, outside its subset, a cached regex) for the patterns of fuzzy variants. Lets
+//! the extractor drop alternatives that cannot match, which keeps the per-text alternations small (and usually
+//! absent).
 
 use std::collections::HashMap;
 
 use regex::{RegexSet, RegexSetBuilder, SetMatches};
 
+use super::fuzzy::Haystack;
 use super::patterns::{build, RegexCache};
+use super::program::Program;
 
 /// The static component patterns of all names.
 pub(crate) struct Presence {
@@ -18,7 +21,7 @@ pub(crate) struct Presence {
 pub(crate) struct Scan<'a> {
     presence: &'a Presence,
     matched: SetMatches,
-    text: &'a str,
+    hay: &'a Haystack<'a>,
     cache: &'a RegexCache,
 }
 
@@ -28,7 +31,7 @@ impl Presence {
         let mut index = HashMap::new();
         let mut valid = Vec::new();
         for p in patterns {
-            if !index.contains_key(p) && build(p).is_ok() {
+            if !index.contains_key(p) && (Program::parse(p).is_some() || build(p).is_ok()) {
                 index.insert(p.clone(), valid.len());
                 valid.push(p.as_str());
             }
@@ -43,11 +46,11 @@ impl Presence {
         }
     }
 
-    pub(crate) fn scan<'a>(&'a self, text: &'a str, cache: &'a RegexCache) -> Scan<'a> {
+    pub(crate) fn scan<'a>(&'a self, hay: &'a Haystack<'a>, cache: &'a RegexCache) -> Scan<'a> {
         Scan {
             presence: self,
-            matched: self.set.matches(text),
-            text,
+            matched: self.set.matches(hay.text),
+            hay,
             cache,
         }
     }
@@ -59,8 +62,11 @@ impl Scan<'_> {
         if let Some(&i) = self.presence.index.get(pattern) {
             return self.matched.matched(i);
         }
+        if let Some(program) = Program::parse(pattern) {
+            return program.is_match(self.hay);
+        }
         match self.cache.get_or_compile(pattern.to_string(), || build(pattern).ok()) {
-            Some(re) => re.is_match(self.text),
+            Some(re) => re.is_match(self.hay.text),
             None => true,
         }
     }

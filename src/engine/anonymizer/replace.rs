@@ -3,9 +3,12 @@
 //!
 //! Each match string is substituted everywhere in the text, as a regular expression (unescaped, as the
 //! reference does: `.` in `M. Tamm` is a wildcard) and not bounded by word boundaries. Match strings without
-//! regex syntax are replaced as plain substrings, which is the same thing, faster. The replacement is literal.
+//! regex syntax are replaced as plain substrings, which is the same thing, faster; the others run as a
+//! [`Program`] (or, outside its subset, a cached regex). The replacement is literal.
 
+use super::fuzzy::Haystack;
 use super::patterns::{build, RegexCache};
+use super::program::Program;
 use super::synth::replacement;
 
 /// The matches found for one name key (`"First Last"`) and the initials that replace them.
@@ -60,8 +63,25 @@ fn substitute(text: &str, pattern: &str, with: &str, cache: &RegexCache) -> Stri
     if !pattern.contains(REGEX_SYNTAX) {
         return text.replace(pattern, with);
     }
+    if let Some(program) = Program::parse(pattern) {
+        return replace_all(text, &program, with);
+    }
     match cache.get_or_compile(pattern.to_string(), || build(pattern).ok()) {
         Some(re) => re.replace_all(text, regex::NoExpand(with)).into_owned(),
         None => text.replace(pattern, with),
     }
+}
+
+/// `regex.replace_all(text, NoExpand(with))` for a program (whose matches are never empty).
+fn replace_all(text: &str, program: &Program, with: &str) -> String {
+    let hay = Haystack::new(text);
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (start, end) in program.find_iter(&hay) {
+        out.push_str(&text[last..hay.byte_at[start]]);
+        out.push_str(with);
+        last = hay.byte_at[end];
+    }
+    out.push_str(&text[last..]);
+    out
 }

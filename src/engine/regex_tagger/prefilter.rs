@@ -16,7 +16,7 @@
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, Anchored, Input, MatchKind, StartKind};
 
 use super::charset::{fold_set, CharSet};
 use super::syntax::Node;
@@ -54,10 +54,15 @@ pub enum Next {
 
 #[derive(Debug)]
 pub struct Prefilter {
+    /// Leftmost-first automaton over every spelling, in lexicon order; anchored searches only
+    /// for [`Context::Space`].
     ac: AhoCorasick,
     context: Context,
     /// Set when the automaton reports matches itself.
     tail: Option<Tail>,
+    /// [`Context::Space`]: bit `b0 << 8 | b1` is set when a spelling can start with bytes
+    /// `b0 b1` (any `b1` after a one-byte spelling), so most word starts need no search.
+    pairs: Vec<u64>,
 }
 
 impl Prefilter {
@@ -78,41 +83,90 @@ impl Prefilter {
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostFirst)
             .kind(Some(AhoCorasickKind::DFA))
+            .start_kind(match context {
+                Context::None => StartKind::Unanchored,
+                Context::Space => StartKind::Anchored,
+            })
             .build(&variants)
             .ok()?;
         Some(Prefilter {
             ac,
             context,
             tail: tail.filter(|_| exact),
+            pairs: start_pairs(&variants),
         })
     }
 
     /// The unit's next match at or after byte `pos`, or where its regex must search from;
     /// `None` when there is no match at or after `pos`.
-    pub fn next(&self, text: &str, mut pos: usize) -> Option<Next> {
-        loop {
-            let hit = self.ac.find(Input::new(text).span(pos..text.len()))?;
-            let q = hit.start();
-            let start = match self.context {
-                Context::None => Some(q),
-                Context::Space if q == 0 => Some(0),
-                Context::Space => {
-                    let before = text[..q].chars().next_back().expect("q > 0");
-                    let from = q - before.len_utf8();
-                    (from >= pos && before.is_whitespace()).then_some(from)
+    pub fn next(&self, text: &str, pos: usize) -> Option<Next> {
+        let (start, end) = match self.context {
+            Context::None => {
+                let hit = self.ac.find(Input::new(text).span(pos..text.len()))?;
+                (hit.start(), hit.end())
+            }
+            Context::Space => space_starts(text, pos).find_map(|(from, q)| {
+                let bytes = text.as_bytes();
+                let pair = (*bytes.get(q)? as usize) << 8 | *bytes.get(q + 1).unwrap_or(&0) as usize;
+                if self.pairs[pair >> 6] & (1 << (pair & 63)) == 0 {
+                    return None;
                 }
-            };
-            let Some(start) = start else {
-                pos = q + text[q..].chars().next().map_or(1, char::len_utf8);
-                continue;
-            };
-            return Some(match self.tail {
-                None => Next::SearchFrom(start),
-                Some(Tail::Nothing) => Next::Match(start, hit.end()),
-                Some(Tail::Word) => Next::Match(start, hit.end() + word_run(&text[hit.end()..])),
-            });
+                let input = Input::new(text).span(q..text.len()).anchored(Anchored::Yes);
+                self.ac.find(input).map(|hit| (from, hit.end()))
+            })?,
+        };
+        Some(match self.tail {
+            None => Next::SearchFrom(start),
+            Some(Tail::Nothing) => Next::Match(start, end),
+            Some(Tail::Word) => Next::Match(start, end + word_run(&text[end..])),
+        })
+    }
+}
+
+/// First bytes of every Unicode whitespace character that is not ASCII (U+0085, U+00A0,
+/// U+1680, U+2000..U+3000).
+const NON_ASCII_SPACE_LEADS: [u8; 4] = [0xC2, 0xE1, 0xE2, 0xE3];
+
+/// Candidate `(match start, entry start)` pairs for `(?:\s|\A)` contexts at or after `pos`,
+/// in the order the regex tries them: a whitespace character (`\s`) and the byte after it,
+/// and at offset 0 after that the text start (`\A`) itself.
+fn space_starts(text: &str, pos: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let bytes = text.as_bytes();
+    let at = move |i: usize| -> Option<(usize, usize)> {
+        let b = bytes[i];
+        let len = if b.is_ascii() {
+            usize::from(matches!(b, b'\t'..=b'\r' | b' '))
+        } else if NON_ASCII_SPACE_LEADS.contains(&b) {
+            text[i..].chars().next().filter(|c| c.is_whitespace()).map_or(0, char::len_utf8)
+        } else {
+            0
+        };
+        (len > 0).then_some((i, i + len))
+    };
+    let text_start = (pos == 0).then_some((0, 0));
+    let first = (pos == 0 && !bytes.is_empty()).then(|| at(0)).flatten();
+    first
+        .into_iter()
+        .chain(text_start)
+        .chain((pos.max(usize::from(first.is_some()))..bytes.len()).filter_map(at))
+}
+
+/// The `pairs` table of [`Prefilter`]: first two bytes of every spelling, ASCII letters in
+/// both cases.
+fn start_pairs(variants: &[String]) -> Vec<u64> {
+    let cases = |b: u8| [b.to_ascii_lowercase(), b.to_ascii_uppercase()];
+    let mut bits = vec![0u64; 1024];
+    let mut set = |pair: usize| bits[pair >> 6] |= 1 << (pair & 63);
+    for v in variants {
+        let bytes = v.as_bytes();
+        for b0 in cases(bytes[0]) {
+            match bytes.get(1) {
+                Some(&b1) => cases(b1).into_iter().for_each(|b1| set((b0 as usize) << 8 | b1 as usize)),
+                None => (0..256).for_each(|b1| set((b0 as usize) << 8 | b1)),
+            }
         }
     }
+    bits
 }
 
 /// Byte length of the `\w*` run that starts `s` (ASCII inline, the rest by the `regex` crate).
@@ -225,6 +279,26 @@ mod tests {
             .unwrap()
             .next("\u{212A}ass", 0)
             .is_none());
+    }
+
+    #[test]
+    fn whitespace_leads() {
+        for c in (0..=char::MAX as u32)
+            .filter_map(char::from_u32)
+            .filter(|c| c.is_whitespace() && !c.is_ascii())
+        {
+            assert!(NON_ASCII_SPACE_LEADS.contains(&c.to_string().as_bytes()[0]), "{c:?}");
+        }
+        let starts: Vec<_> = space_starts(" a\u{2003}b", 0).collect();
+        assert_eq!(starts, [(0, 1), (0, 0), (2, 5)]);
+        assert_eq!(space_starts("a b", 1).collect::<Vec<_>>(), [(1, 2)]);
+        assert_eq!(space_starts("a b", 2).count(), 0);
+    }
+
+    #[test]
+    fn space_before_text_start() {
+        let p = prefilter(r"\ fo|foo-x", true, Context::Space, Some(Tail::Word)).unwrap();
+        assert_eq!(p.next(" foo-x", 0), Some(Next::Match(0, 6)));
     }
 
     #[test]

@@ -1,11 +1,13 @@
-//! Search indices: the `SearchBackend` trait and its embedded tantivy implementation, the
-//! Elasticsearch query-DSL subset, streaming dataset-import readers and index-name rules.
+//! Search indices: the `SearchBackend` trait with its embedded tantivy implementation and its
+//! Elasticsearch/OpenSearch client, the Elasticsearch query-DSL subset (for tantivy),
+//! streaming dataset-import readers and index-name rules.
 //!
 //! Self-contained: only `self::`/`super::` paths, so it compiles as `crate::engine::search`
 //! and in a scratch crate alike.
 
 pub mod backend;
 pub mod dsl;
+pub mod elastic;
 pub mod import;
 pub mod mapping;
 pub mod names;
@@ -18,6 +20,7 @@ pub use backend::{
     generate_id, query_clause, BackendInfo, BulkResult, Doc, FactCounts, FactValueCount, FieldInfo, Hit, IndexFields, Result,
     SearchBackend, SearchError,
 };
+pub use elastic::ElasticBackend;
 pub use import::{import_file, read_rows, FileKind, ImportProgress, ImportStats};
 pub use names::{validate_index_name, NameRuleOrder};
 pub use tantivy_store::TantivyBackend;

@@ -1,0 +1,527 @@
+//! Tests of `ElasticBackend` against recorded Elasticsearch 7 answers: a small HTTP/1.1 server
+//! on a std `TcpListener` replays the scenarios of `tests/fixtures/elastic/*.json` (format in
+//! that folder's README), checking that each request matches the recorded one in order.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Map, Value};
+
+use super::*;
+
+/// The replay server of one scenario; `finish` checks that it was played through.
+struct Mock {
+    url: String,
+    state: Arc<Mutex<Replay>>,
+    stop: Arc<AtomicBool>,
+}
+
+#[derive(Default)]
+struct Replay {
+    exchanges: Vec<Value>,
+    next: usize,
+    failures: Vec<String>,
+}
+
+/// One parsed request.
+struct Request {
+    method: String,
+    path: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+fn scenario(file: &str, name: &str) -> Vec<Value> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/elastic").join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let fixture: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(fixture["source"].is_string(), "{file} names where its shapes come from");
+    fixture["scenarios"][name]
+        .as_array()
+        .unwrap_or_else(|| panic!("{file} has no scenario {name}"))
+        .clone()
+}
+
+/// `actual` matches `expected`, where the string `"<any>"` matches anything.
+fn matches(expected: &Value, actual: &Value) -> bool {
+    match (expected, actual) {
+        (Value::String(s), _) if s == "<any>" => true,
+        (Value::Object(e), Value::Object(a)) => e.len() == a.len() && e.iter().all(|(k, v)| a.get(k).is_some_and(|x| matches(v, x))),
+        (Value::Array(e), Value::Array(a)) => e.len() == a.len() && e.iter().zip(a).all(|(x, y)| matches(x, y)),
+        _ => expected == actual,
+    }
+}
+
+impl Replay {
+    /// Why `request` is not the recorded one, if it is not.
+    fn mismatch(expected: &Value, request: &Request) -> Option<String> {
+        if expected["method"] != request.method.as_str() || expected["path"] != request.path.as_str() {
+            return Some(format!("expected {} {}", expected["method"], expected["path"]));
+        }
+        for (name, value) in expected["headers"].as_object().into_iter().flatten() {
+            let sent = request.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
+            if sent != value.as_str() {
+                return Some(format!("header {name}: expected {value}, got {sent:?}"));
+            }
+        }
+        let text = String::from_utf8_lossy(&request.body);
+        if let Some(json) = expected.get("json") {
+            let sent: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+            if !matches(json, &sent) {
+                return Some(format!("body: expected {json}, got {text}"));
+            }
+        }
+        if let Some(lines) = expected.get("ndjson") {
+            let sent: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap_or(Value::Null)).collect();
+            if !text.ends_with('\n') || !matches(lines, &Value::Array(sent)) {
+                return Some(format!("ndjson body: expected {lines}, got {text:?}"));
+            }
+        }
+        None
+    }
+
+    fn answer(&mut self, request: &Request) -> (u16, String) {
+        let label = format!("{} {}", request.method, request.path);
+        let Some(exchange) = self.exchanges.get(self.next).cloned() else {
+            self.failures.push(format!("unexpected request {label}"));
+            return (500, json!({"error": "mock: no more exchanges"}).to_string());
+        };
+        if let Some(why) = Self::mismatch(&exchange["request"], request) {
+            self.failures.push(format!("exchange {}: {label}: {why}", self.next));
+            return (500, json!({"error": format!("mock: {why}")}).to_string());
+        }
+        self.next += 1;
+        let response = &exchange["response"];
+        let status = response["status"].as_u64().expect("response.status") as u16;
+        let body = response.get("body").map(Value::to_string).unwrap_or_default();
+        (status, body)
+    }
+}
+
+fn read_request(reader: &mut impl BufRead) -> Option<Request> {
+    let mut line = String::new();
+    if reader.read_line(&mut line).ok()? == 0 {
+        return None;
+    }
+    let mut parts = line.split_whitespace();
+    let (method, path) = (parts.next()?.to_string(), parts.next()?.to_string());
+    let mut headers = Vec::new();
+    loop {
+        let mut header = String::new();
+        reader.read_line(&mut header).ok()?;
+        let header = header.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        let (name, value) = header.split_once(':')?;
+        headers.push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
+    }
+    let length = headers
+        .iter()
+        .find(|(n, _)| n == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    Some(Request {
+        method,
+        path,
+        headers,
+        body,
+    })
+}
+
+fn serve_connection(stream: TcpStream, state: Arc<Mutex<Replay>>) {
+    let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
+    let mut writer = stream;
+    while let Some(request) = read_request(&mut reader) {
+        let (status, body) = state.lock().unwrap().answer(&request);
+        let body = if request.method == "HEAD" { String::new() } else { body };
+        let head = format!(
+            "HTTP/1.1 {status} X\r\ncontent-type: application/json; charset=UTF-8\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        );
+        if writer
+            .write_all(head.as_bytes())
+            .and_then(|_| writer.write_all(body.as_bytes()))
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+impl Mock {
+    /// A server replaying `scenario` of `file`.
+    fn start(file: &str, name: &str) -> Mock {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let state = Arc::new(Mutex::new(Replay {
+            exchanges: scenario(file, name),
+            ..Default::default()
+        }));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (shared, stopped) = (state.clone(), stop.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if stopped.load(Ordering::SeqCst) {
+                    return;
+                }
+                let Ok(stream) = stream else { continue };
+                let state = shared.clone();
+                std::thread::spawn(move || serve_connection(stream, state));
+            }
+        });
+        Mock { url, state, stop }
+    }
+
+    fn backend(&self) -> ElasticBackend {
+        ElasticBackend::new(&self.url).unwrap()
+    }
+
+    /// Asserts that every recorded exchange happened, in order, and nothing else.
+    fn finish(self) {
+        let state = self.state.lock().unwrap();
+        assert!(state.failures.is_empty(), "mismatched requests: {:#?}", state.failures);
+        assert_eq!(state.next, state.exchanges.len(), "exchanges left unplayed");
+    }
+}
+
+impl Drop for Mock {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(self.url.trim_start_matches("http://"));
+    }
+}
+
+fn names(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+fn object(value: Value) -> Map<String, Value> {
+    value.as_object().cloned().unwrap()
+}
+
+#[test]
+fn the_mock_refuses_requests_that_were_not_recorded() {
+    let mock = Mock::start("indices.json", "exists");
+    assert!(matches!(mock.backend().index_exists("other"), Err(SearchError::Backend(_))));
+    let failures = mock.state.lock().unwrap().failures.clone();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert!(failures[0].contains("HEAD /other"), "{failures:?}");
+}
+
+#[test]
+fn info_reports_the_cluster_and_hides_credentials() {
+    let mock = Mock::start("root.json", "info");
+    let url = mock.url.replace("http://", "http://elastic:changeme@");
+    let info = ElasticBackend::new(&url).unwrap().info();
+    assert!(info.alive);
+    assert_eq!(info.url, mock.url);
+    assert_eq!(info.status["cluster_name"], "docker-cluster");
+    assert_eq!(info.status["version"]["number"], "7.17.9");
+    assert_eq!(info.status["tagline"], "You Know, for Search");
+    let keys: Vec<&String> = info.status.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["name", "cluster_name", "cluster_uuid", "version", "tagline"]);
+    mock.finish();
+}
+
+#[test]
+fn info_is_not_alive_when_refused_or_unreachable() {
+    let mock = Mock::start("root.json", "unauthorized");
+    let info = mock.backend().info();
+    assert!(!info.alive);
+    assert!(info.status["error"].as_str().unwrap().contains("security_exception"), "{info:?}");
+    mock.finish();
+
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let info = ElasticBackend::new(&url).unwrap().info();
+    assert!(!info.alive);
+    assert!(info.status["error"].as_str().unwrap().contains("cannot reach"), "{info:?}");
+}
+
+#[test]
+fn bad_urls_are_refused() {
+    for url in ["localhost:9200", "ftp://host", "not a url"] {
+        assert!(matches!(ElasticBackend::new(url), Err(SearchError::Backend(_))), "{url}");
+    }
+}
+
+#[test]
+fn lists_indices_sorted_without_hidden_ones() {
+    let mock = Mock::start("indices.json", "list");
+    assert_eq!(mock.backend().list_indices().unwrap(), names(&["news_2020", "texts"]));
+    mock.finish();
+}
+
+#[test]
+fn index_exists_reads_the_head_status() {
+    let mock = Mock::start("indices.json", "exists");
+    let es = mock.backend();
+    assert!(es.index_exists("texts").unwrap());
+    assert!(!es.index_exists("missing").unwrap());
+    mock.finish();
+}
+
+#[test]
+fn create_index_maps_facts_nested_and_is_idempotent() {
+    let mock = Mock::start("indices.json", "create");
+    let es = mock.backend();
+    es.create_index("texts").unwrap();
+    es.create_index("texts").unwrap();
+    assert!(matches!(es.create_index("Texts"), Err(SearchError::InvalidIndexName(n)) if n == "Texts"));
+    for unusable in ["", "a,b", "a*", ".."] {
+        assert!(
+            matches!(es.create_index(unusable), Err(SearchError::InvalidIndexName(_))),
+            "{unusable:?}"
+        );
+    }
+    mock.finish();
+}
+
+#[test]
+fn delete_index_reports_a_missing_index() {
+    let mock = Mock::start("indices.json", "delete");
+    let es = mock.backend();
+    es.delete_index("texts").unwrap();
+    assert!(matches!(es.delete_index("missing"), Err(SearchError::IndexNotFound(n)) if n == "missing"));
+    mock.finish();
+}
+
+#[test]
+fn bulk_index_sends_ndjson_and_reports_each_document() {
+    let mock = Mock::start("documents.json", "bulk_index");
+    let docs = vec![
+        Doc {
+            id: Some("a1".into()),
+            source: json!({"text": "Tere tulemast Tallinna", "n": 1}),
+        },
+        Doc {
+            id: None,
+            source: json!({"text": "generated id", "n": 2}),
+        },
+        Doc {
+            id: Some("list".into()),
+            source: json!([1, 2]),
+        },
+        Doc {
+            id: Some("a3".into()),
+            source: json!({"text": "bad number", "n": "many"}),
+        },
+    ];
+    let results = mock.backend().bulk_index("texts", docs).unwrap();
+    assert_eq!(results[0], Ok("a1".to_string()));
+    let generated = results[1].clone().unwrap();
+    assert_eq!(generated.len(), 20, "{generated}");
+    assert!(results[2].as_ref().unwrap_err().contains("is not a JSON object"));
+    assert_eq!(
+        results[3],
+        Err("a3: mapper_parsing_exception: failed to parse field [n] of type [long] in document with id 'a3'. Preview of field's value: 'many'".to_string())
+    );
+    mock.finish();
+}
+
+#[test]
+fn bulk_index_stops_on_an_unusable_index() {
+    let mock = Mock::start("documents.json", "bulk_index_invalid_name");
+    let doc = Doc {
+        id: None,
+        source: json!({"a": 1}),
+    };
+    assert!(matches!(
+        mock.backend().bulk_index("Texts", vec![doc]),
+        Err(SearchError::InvalidIndexName(_))
+    ));
+    mock.finish();
+}
+
+#[test]
+fn bulk_update_merges_partials_and_reports_missing_documents() {
+    let mock = Mock::start("documents.json", "bulk_update");
+    let es = mock.backend();
+    let results = es
+        .bulk_update(
+            "texts",
+            vec![
+                ("a1".into(), object(json!({"label": "greeting"}))),
+                ("nope".into(), object(json!({"label": "x"}))),
+            ],
+        )
+        .unwrap();
+    assert_eq!(results[0], Ok("a1".to_string()));
+    assert_eq!(
+        results[1],
+        Err("nope: document_missing_exception: [_doc][nope]: document missing".to_string())
+    );
+    let missing = es.update_document("texts", "nope", object(json!({"label": "x"})));
+    assert!(matches!(missing, Err(SearchError::DocumentNotFound { id, .. }) if id == "nope"));
+    assert_eq!(es.bulk_update("texts", Vec::new()).unwrap(), Vec::new());
+    mock.finish();
+}
+
+#[test]
+fn get_document_finds_misses_and_reports_missing_indices() {
+    let mock = Mock::start("documents.json", "get");
+    let es = mock.backend();
+    let hit = es.get_document("texts", "a1").unwrap().unwrap();
+    assert_eq!(
+        hit,
+        Hit {
+            index: "texts".into(),
+            id: "a1".into(),
+            score: None,
+            source: json!({"text": "Tere tulemast Tallinna", "n": 1, "label": "greeting"}),
+        }
+    );
+    assert_eq!(es.get_document("texts", "a/b c").unwrap(), None);
+    assert!(matches!(es.get_document("missing", "a1"), Err(SearchError::IndexNotFound(n)) if n == "missing"));
+    mock.finish();
+}
+
+#[test]
+fn delete_document_tells_whether_it_existed() {
+    let mock = Mock::start("documents.json", "delete");
+    let es = mock.backend();
+    assert!(es.delete_document("texts", "a1").unwrap());
+    assert!(!es.delete_document("texts", "a1").unwrap());
+    mock.finish();
+}
+
+#[test]
+fn search_passes_the_body_and_answer_through() {
+    let mock = Mock::start("search.json", "search");
+    let es = mock.backend();
+    let body = json!({"query": {"match": {"text": "tallinna"}}, "size": 1, "_source": ["text"]});
+    let response = es.search(&names(&["texts", "news_2020"]), &body).unwrap();
+    assert_eq!(response, scenario("search.json", "search")[0]["response"]["body"]);
+    assert_eq!(es.search(&[], &body).unwrap()["hits"]["total"]["value"], 0);
+    mock.finish();
+}
+
+#[test]
+fn errors_map_to_search_errors() {
+    let mock = Mock::start("search.json", "bad_query");
+    let es = mock.backend();
+    let texts = names(&["texts"]);
+    let unknown = es.search(&texts, &json!({"query": {"mtach": {"text": "x"}}}));
+    assert!(matches!(unknown, Err(SearchError::BadQuery(m)) if m == "unknown query [mtach]"));
+    let bad_value = es.count(&texts, &json!({"query": {"term": {"n": "abc"}}}));
+    assert!(matches!(bad_value, Err(SearchError::BadQuery(m)) if m == "failed to create query: For input string: \"abc\""));
+    let unavailable = es.search(&texts, &json!({"query": {"match_all": {}}}));
+    assert!(
+        matches!(&unavailable, Err(SearchError::Backend(m)) if m == "HTTP 503: search_phase_execution_exception: all shards failed"),
+        "{unavailable:?}"
+    );
+    let missing = es.search(&names(&["missing"]), &json!({}));
+    assert!(matches!(missing, Err(SearchError::IndexNotFound(n)) if n == "missing"));
+    mock.finish();
+}
+
+#[test]
+fn count_sends_the_query_clause_or_none() {
+    let mock = Mock::start("search.json", "count");
+    let es = mock.backend();
+    assert_eq!(
+        es.count(&names(&["texts"]), &json!({"query": {"match": {"text": "tallinna"}}}))
+            .unwrap(),
+        2
+    );
+    assert_eq!(es.count(&names(&["texts", "news_2020"]), &json!({"query": {}})).unwrap(), 1042);
+    assert_eq!(es.count(&[], &Value::Null).unwrap(), 0);
+    mock.finish();
+}
+
+#[test]
+fn random_document_uses_random_score() {
+    let mock = Mock::start("search.json", "random");
+    let es = mock.backend();
+    let hit = es.random_document(&names(&["texts"])).unwrap().unwrap();
+    assert_eq!((hit.id.as_str(), hit.score), ("a3", None));
+    assert_eq!(es.random_document(&names(&["empty"])).unwrap(), None);
+    mock.finish();
+}
+
+#[test]
+fn scan_scrolls_in_batches_and_clears_the_scroll() {
+    let mock = Mock::start("scroll.json", "scan");
+    let mut batches = Vec::new();
+    mock.backend()
+        .scan(&names(&["texts"]), &json!({"query": {"term": {"label": "x"}}}), 2, &mut |hits| {
+            batches.push(hits.iter().map(|h| h.id.clone()).collect::<Vec<_>>());
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(batches, vec![names(&["d1", "d2"]), names(&["d3"])]);
+    mock.finish();
+}
+
+#[test]
+fn scan_stops_at_a_sink_error_and_still_clears_the_scroll() {
+    let mock = Mock::start("scroll.json", "scan_stopped_by_sink");
+    let outcome = mock.backend().scan(&names(&["texts"]), &Value::Null, 50_000, &mut |_| {
+        Err(SearchError::Backend("sink full".into()))
+    });
+    assert!(matches!(outcome, Err(SearchError::Backend(m)) if m == "sink full"));
+    mock.finish();
+}
+
+#[test]
+fn fields_flatten_the_mapping_per_index() {
+    let mock = Mock::start("mapping.json", "fields");
+    let fields = mock.backend().fields(&names(&["texts", "news_2020"])).unwrap();
+    let listed: Vec<(String, Vec<(String, String)>)> = fields
+        .into_iter()
+        .map(|f| (f.index, f.fields.into_iter().map(|i| (i.path, i.field_type)).collect()))
+        .collect();
+    let pairs = |list: &[(&str, &str)]| list.iter().map(|(p, t)| (p.to_string(), t.to_string())).collect::<Vec<_>>();
+    assert_eq!(
+        listed,
+        vec![
+            (
+                "texts".to_string(),
+                pairs(&[
+                    ("a.b", "text"),
+                    ("a.c", "boolean"),
+                    ("date", "date"),
+                    ("n", "long"),
+                    ("score", "float"),
+                    ("text", "text"),
+                    ("texta_facts", "fact"),
+                ])
+            ),
+            ("news_2020".to_string(), pairs(&[("title", "text")])),
+        ]
+    );
+    mock.finish();
+}
+
+#[test]
+fn facts_come_from_the_nested_terms_aggregation() {
+    let mock = Mock::start("mapping.json", "facts");
+    let facts = mock
+        .backend()
+        .facts(&names(&["texts"]), &json!({"query": {"match": {"text": "tallinna"}}}), 2)
+        .unwrap();
+    let value = |v: &str, count| FactValueCount { value: v.into(), count };
+    assert_eq!(
+        facts,
+        vec![
+            FactCounts {
+                name: "LOC".into(),
+                count: 3,
+                values: vec![value("Tallinn", 1), value("Tartu", 1)],
+            },
+            FactCounts {
+                name: "PER".into(),
+                count: 2,
+                values: vec![value("Mari Tamm", 2)],
+            },
+        ]
+    );
+    mock.finish();
+}
