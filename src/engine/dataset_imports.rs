@@ -73,6 +73,12 @@ fn stored(r: &Resource) -> Stored {
     serde_json::from_value(r.config.clone()).unwrap_or_default()
 }
 
+/// Remove the uploaded file of a deleted import's stored configuration (bulk delete).
+pub fn release_file(config: &Value) {
+    let s: Stored = serde_json::from_value(config.clone()).unwrap_or_default();
+    remove_owned(&s.file, s.owned);
+}
+
 fn remove_owned(file: &Path, owned: bool) {
     if owned {
         let _ = std::fs::remove_file(file);

@@ -249,26 +249,29 @@ impl Engine {
                 "Must include key \"ids\" with an array of integers (private keys)".into(),
             ));
         };
-        let n = self.store.tx(|tx| {
-            let mut n = 0;
-            let mut tasks = 0;
+        let (n, configs) = self.store.tx(|tx| {
+            let (mut n, mut tasks, mut configs) = (0, 0, Vec::new());
             for id in &ids {
-                let task: Option<Option<i64>> = tx
+                let row: Option<(Option<i64>, String)> = tx
                     .query_row(
-                        "SELECT task_id FROM resources WHERE kind = ?1 AND project_id = ?2 AND id = ?3",
+                        "SELECT task_id, config FROM resources WHERE kind = ?1 AND project_id = ?2 AND id = ?3",
                         params![kind.tag(), project, id],
-                        |r| r.get(0),
+                        |r| Ok((r.get(0)?, r.get(1)?)),
                     )
                     .optional()?;
-                if let Some(task) = task {
+                if let Some((task, config)) = row {
                     n += tx.execute("DELETE FROM resources WHERE kind = ?1 AND id = ?2", params![kind.tag(), id])?;
+                    configs.push(serde_json::from_str(&config).unwrap_or(Value::Null));
                     if let Some(t) = task {
                         tasks += tx.execute("DELETE FROM tasks WHERE id = ?1", [t])?;
                     }
                 }
             }
-            Ok((n, tasks))
+            Ok(((n, tasks), configs))
         })?;
+        if kind == Kind::DatasetImport {
+            configs.iter().for_each(super::dataset_imports::release_file);
+        }
         let mut types = BTreeMap::new();
         if n.0 > 0 {
             types.insert(kind.model_label().to_string(), n.0);
