@@ -36,6 +36,8 @@ pub struct IndexOut {
 /// Documents per scroll page by default, and the most allowed.
 const SCROLL_SIZE: usize = 100;
 const MAX_PAGE: usize = 10_000;
+/// Most rows per import batch (one commit each; the import also ends a batch by input size).
+const IMPORT_BATCH: usize = 50_000;
 
 /// Validate an index name with the reference's rules; a violation aborts validation.
 pub fn check_index_name(name: &str, order: NameRuleOrder) -> Result<()> {
@@ -151,7 +153,7 @@ impl Engine {
             path,
             kind,
             separator,
-            5000,
+            IMPORT_BATCH,
             progress,
         )?)
     }

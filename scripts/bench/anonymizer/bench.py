@@ -9,7 +9,8 @@ mode on a fresh data directory (texts as JSON strings on stdin, one anonymizer c
 all cores) and is timed as a whole process minus the same process on the first text only (start-up, database
 and anonymizer construction: what the peer excludes as load and warm-up). The peer is the kit's
 bench_anonymizer.py (`Anonymizer.anonymize` per mail, random replacers). ta and the peer run alternately; each
-figure is the median of --repeats runs.
+figure is the median of --repeats runs. ta's CPU seconds (user + system, same subtraction) show how many cores
+it kept busy and what it would do on an idle machine.
 
 Output check: replacers are random, so both sides also run once with the same fixed replacers (ta with
 `--replacers`, the peer through reference.py) on the whitespace-trimmed texts (ta's API trims them) and must
@@ -19,6 +20,7 @@ Exits non-zero if an output disagrees.
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -64,15 +66,20 @@ class Ta:
         return json.loads(self.cli(*args))["id"]
 
     def anonymize(self, anonymizer, names, texts, out_path, *extra):
-        """Wall seconds of one `ta anonymizer run` over `texts`, output to `out_path`."""
+        """Wall and CPU seconds of one `ta anonymizer run` over `texts`, output to `out_path`."""
         cmd = [self.binary, "anonymizer", "run", str(anonymizer), "--names", names, *extra]
         with open(texts, "rb") as inp, open(out_path, "wb") as out:
-            t0 = time.perf_counter()
+            cpu0, t0 = cpu_of_children(), time.perf_counter()
             res = subprocess.run(cmd, stdin=inp, stdout=out, stderr=subprocess.PIPE, env=self.env)
-            seconds = time.perf_counter() - t0
+            seconds, cpu = time.perf_counter() - t0, cpu_of_children() - cpu0
         if res.returncode != 0:
             die(f"ta anonymizer run failed:\n{res.stderr.decode()[-2000:]}")
-        return seconds
+        return seconds, cpu
+
+
+def cpu_of_children():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def write_lines(path, rows):
@@ -115,10 +122,12 @@ def main():
     ta = Ta(a.ta, work)
     anonymizer = ta.create_anonymizer(cfg)
     ta_out = os.path.join(work, "ta.jsonl")
-    ta_secs, peer_rows = [], []
+    ta_secs, ta_cpu, peer_rows = [], [], []
     for _ in range(a.repeats):
-        startup = ta.anonymize(anonymizer, names, first, os.path.join(work, "first_out.jsonl"))
-        ta_secs.append(ta.anonymize(anonymizer, names, texts, ta_out) - startup)
+        startup, startup_cpu = ta.anonymize(anonymizer, names, first, os.path.join(work, "first_out.jsonl"))
+        seconds, cpu = ta.anonymize(anonymizer, names, texts, ta_out)
+        ta_secs.append(seconds - startup)
+        ta_cpu.append(cpu - startup_cpu)
         out = run([py, os.path.join(a.peers, "bench_anonymizer.py"), corpus, config, "--limit", str(docs)])
         peer_rows.append(json.loads(out.strip().splitlines()[-1]))
     ta_changed = sum(1 for t, o in zip(raw, read_lines(ta_out)) if t.strip() and o != t.strip())
@@ -143,12 +152,13 @@ def main():
     bad = [r["i"] for o, r in zip(ours, theirs) if "error" not in r and o != r["text"]]
     replaced = sum(1 for r in theirs if "error" not in r and r["text"] != raw[keep[r["i"]]].strip())
 
-    ta_s = statistics.median(ta_secs)
+    ta_s, cpu_s = statistics.median(ta_secs), statistics.median(ta_cpu)
     peer_s = statistics.median(r["seconds"] for r in peer_rows)
     print(f"corpus {os.path.basename(a.corpus)}: {docs} mails, {mb:.2f} MB of text, {len(cfg['names'])} names; "
           f"median of {a.repeats} runs; cores {os.cpu_count()}, load {os.getloadavg()[0]:.1f}")
     print(f"{'anonymizer':<18} {'texts/s':>9} {'MB/s':>7} {'changed':>8}  ratio")
-    print(f"{'ta':<18} {docs / ta_s:>9.1f} {mb / ta_s:>7.3f} {ta_changed:>8}  {peer_s / ta_s:.1f}x the reference")
+    print(f"{'ta':<18} {docs / ta_s:>9.1f} {mb / ta_s:>7.3f} {ta_changed:>8}  {peer_s / ta_s:.1f}x the reference "
+          f"({docs / cpu_s:.0f} texts per CPU second, {cpu_s / ta_s:.2f} CPUs busy)")
     print(f"{'texta-anonymizer':<18} {docs / peer_s:>9.1f} {mb / peer_s:>7.3f} {peer_rows[0]['docs_changed']:>8}  "
           f"(raised on {peer_rows[0]['errors']})")
     agree = (f"identical on {len(ours) - len(raised)} of {len(ours)} texts ({replaced} with replacements; "

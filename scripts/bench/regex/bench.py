@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regex tagger benchmark: ta's batch tagging side by side with the Python peers.
 
-usage: bench.py TA_BINARY PEERS_DIR VENV CORPUS.jsonl WORK_DIR [--repeats N] [--limit N]
+usage: bench.py TA_BINARY ENGINE_BINARY PEERS_DIR VENV CORPUS.jsonl WORK_DIR [--repeats N] [--limit N]
 
 Two rows, each on the same corpus and lexicon (make_config.py's 200-entry prefix lexicon):
   regex   the full config (counter lexicon, counter_slop 2), ta vs texta-lexicon-matcher;
@@ -11,9 +11,11 @@ Two rows, each on the same corpus and lexicon (make_config.py's 200-entry prefix
           the throughput is compared).
 ta runs `ta regex-tagger tag ID --field text` in local mode on a fresh data directory and
 is timed as a whole process minus the same process on the first line only (start-up,
-database and matcher compilation: what the peers exclude as load and warm-up). ta and
-the peers run alternately; each figure is the median of --repeats runs. MB/s counts the
-UTF-8 bytes of the text field, as the peers do. Exits non-zero if an output disagrees.
+database and matcher compilation: what the peers exclude as load and warm-up). The
+"engine" rows time `Matcher::find` alone (ENGINE_BINARY, built from engine.rs) on 1 and 2
+threads: the matcher's share without the command's JSON reading and writing. ta and the
+peers run alternately; each figure is the median of --repeats runs. MB/s counts the UTF-8
+bytes of the text field, as the peers do. Exits non-zero if an output disagrees.
 """
 import argparse
 import json
@@ -98,7 +100,8 @@ def peer_matches(path):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("ta"); p.add_argument("peers"); p.add_argument("venv"); p.add_argument("corpus"); p.add_argument("work")
+    for arg in ("ta", "engine", "peers", "venv", "corpus", "work"):
+        p.add_argument(arg)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--limit", type=int, default=0, help="use only the first N documents")
     a = p.parse_args()
@@ -114,7 +117,11 @@ def main():
     with open(first, "w", encoding="utf-8") as fh:
         fh.write(lines[0])
     docs = len(lines)
-    mb = sum(len(json.loads(line).get("text", "").encode()) for line in lines) / 1e6
+    texts = [json.loads(line).get("text", "") for line in lines]
+    mb = sum(len(t.encode()) for t in texts) / 1e6
+    texts_bin = os.path.join(work, "texts.bin")
+    with open(texts_bin, "w", encoding="utf-8") as fh:
+        fh.write("".join(t + "\0" for t in texts))
 
     regex_cfg = json.loads(run([sys.executable, os.path.join(a.peers, "make_config.py"), corpus, "200"]))
     plain_cfg = dict(regex_cfg, counter_lexicon=[], description="200-word plain lexicon")
@@ -129,13 +136,26 @@ def main():
     peer_runs = {"regex": [("texta-lexicon-matcher", "bench_regex.py", [])],
                  "plain": [(n, "bench_keywords.py", ["--peer", n]) for n in ("flashtext", "pyahocorasick")]}
 
+    engine_defaults = {"operator": "or", "match_type": "prefix", "required_words": 1.0, "phrase_slop": 0,
+                       "n_allowed_edits": 0, "return_fuzzy_match": True, "ignore_case": True,
+                       "ignore_punctuation": True}
+    if any(regex_cfg.get(k, v) != v for k, v in engine_defaults.items()):
+        die("make_config.py's config no longer matches what engine.rs assumes")
+
+    def engine(mode, threads):
+        out = run([a.engine, texts_bin, os.path.join(work, f"{mode}.lexicon.txt"),
+                   os.path.join(work, f"{mode}.counter_lexicon.txt"), str(regex_cfg["counter_slop"]), str(threads)])
+        return json.loads(out)
+
     rows, failed = [], False
     for mode in ("regex", "plain"):
         ta_out = os.path.join(work, f"ta_{mode}.jsonl")
-        ta_secs, peer_rows = [], {}
+        ta_secs, peer_rows, engine_rows = [], {}, {1: [], 2: []}
         for i in range(a.repeats):
             startup = ta.tag(taggers[mode], first, os.path.join(work, "first_out.jsonl"))
             ta_secs.append(ta.tag(taggers[mode], corpus, ta_out) - startup)
+            for threads, runs in engine_rows.items():
+                runs.append(engine(mode, threads))
             for name, script, extra in peer_runs[mode]:
                 dump = ["--dump", os.path.join(work, "peer_regex.jsonl")] if mode == "regex" and i == 0 else []
                 peer_rows.setdefault(name, []).append(peer(a, script, corpus, configs[mode], *extra, *dump))
@@ -152,22 +172,29 @@ def main():
                 agree = f"DIFFER on {len(bad)} docs (first: {bad[:5]})"
             else:
                 agree = f"identical ({sum(map(len, ours))} matches)"
-        for name, secs in [("ta", ta_s)] + sorted(peers.items()):
-            matches = sum(map(len, ours)) if name == "ta" else peer_rows[name][0]["matches"]
-            rows.append((mode, name, docs / secs, mb / secs, matches,
-                         f"{peers[best] / ta_s:.1f}x vs {best}" if name == "ta" else ""))
+        ta_rows = [("ta (batch command)", ta_s, sum(map(len, ours)))]
+        for threads, runs in engine_rows.items():
+            if any(r["matches"] != sum(map(len, ours)) for r in runs):
+                failed = True
+                agree += f"; engine found {runs[0]['matches']} matches"
+            ta_rows.append((f"ta engine, {threads} thread{'s' if threads > 1 else ''}",
+                            statistics.median(r["seconds"] for r in runs), runs[0]["matches"]))
+        for name, secs, matches in ta_rows:
+            rows.append((mode, name, docs / secs, mb / secs, matches, f"{peers[best] / secs:.1f}x vs {best}"))
+        for name, secs in sorted(peers.items()):
+            rows.append((mode, name, docs / secs, mb / secs, peer_rows[name][0]["matches"], ""))
         rows.append((mode, "agreement", None, None, None, agree))
 
     print(f"corpus {os.path.basename(a.corpus)}: {docs} docs, {mb:.2f} MB of text; median of {a.repeats} runs; "
           f"cores {os.cpu_count()}, load {os.getloadavg()[0]:.1f}")
-    print(f"{'mode':<6} {'matcher':<22} {'docs/s':>10} {'MB/s':>8} {'matches':>8}  ratio")
+    print(f"{'mode':<6} {'matcher':<22} {'docs/s':>10} {'MB/s':>8} {'matches':>8}  speed-up")
     for mode, name, dps, mbs, matches, note in rows:
         if dps is None:
             print(f"{mode:<6} {name:<22} {'':>10} {'':>8} {'':>8}  {note}")
         else:
             print(f"{mode:<6} {name:<22} {dps:>10.0f} {mbs:>8.2f} {matches:>8}  {note}")
     if failed:
-        die(f"ta and texta-lexicon-matcher disagree (outputs kept in {work})")
+        die(f"outputs disagree (kept in {work})")
     shutil.rmtree(work)
 
 

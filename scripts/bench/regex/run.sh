@@ -29,6 +29,10 @@ if [ ! -f "$CORPORA/$CORPUS.jsonl" ]; then
 fi
 echo "== cargo build --release" >&2
 cargo build --release --quiet
-TA="${CARGO_TARGET_DIR:-$ROOT/target}/release/ta"
-exec python3 "$ROOT/scripts/bench/regex/bench.py" "$TA" "$PEERS_DIR" "$PEERS_VENV" \
-  "$CORPORA/$CORPUS.jsonl" "$ROOT/.cache/peers/work" "$@"
+RELEASE="${CARGO_TARGET_DIR:-$ROOT/target}/release"
+WORK="$ROOT/.cache/peers/work"
+mkdir -p "$WORK"
+rustc --edition 2021 -O scripts/bench/regex/engine.rs --extern ta="$RELEASE/libta.rlib" \
+  -L dependency="$RELEASE/deps" -o "$WORK/engine"
+exec python3 scripts/bench/regex/bench.py "$RELEASE/ta" "$WORK/engine" "$PEERS_DIR" "$PEERS_VENV" \
+  "$CORPORA/$CORPUS.jsonl" "$WORK" "$@"

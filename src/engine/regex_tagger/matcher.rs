@@ -3,6 +3,8 @@
 //! each unit with the `regex` crate when the pattern allows it (the look-around contexts are
 //! rewritten into equivalent consuming forms) and with the backtracking engine otherwise, then
 //! applies span trimming, counter-lexicon cancellation and the `and`/`required_words` logic.
+//! Units whose lexicon is plain literals get a [`Prefilter`] that skips to the places a match
+//! can start, or finds the matches itself (prefix and subword lexicons of literal words).
 
 use std::time::{Duration, Instant};
 
@@ -64,6 +66,8 @@ pub struct Matcher {
     counter_slop: i64,
     ignore_punctuation: bool,
     timeout: Duration,
+    /// Whether a unit runs on the backtracking engine (only those read the clock).
+    backtracks: bool,
 }
 
 impl Matcher {
@@ -98,6 +102,7 @@ impl Matcher {
                 "counter_lexicon",
             )?)
         };
+        let backtracks = units.iter().chain(&counter).any(|u| matches!(u.engine, Engine::Backtrack(_)));
         Ok(Matcher {
             units,
             counter,
@@ -106,6 +111,7 @@ impl Matcher {
             counter_slop: cfg.counter_slop,
             ignore_punctuation: cfg.ignore_punctuation,
             timeout: DEFAULT_TIMEOUT,
+            backtracks,
         })
     }
 
@@ -117,7 +123,7 @@ impl Matcher {
 
     /// All matches in `text` (matched as given: callers trim request texts, not document fields).
     pub fn find(&self, text: &str) -> Result<Vec<Match>, MatchError> {
-        let mut ctx = TextCtx::new(text, Instant::now() + self.timeout);
+        let mut ctx = TextCtx::new(text, self.backtracks.then(|| Instant::now() + self.timeout));
         let counters = match &self.counter {
             Some(unit) => unit.find_all(&mut ctx)?,
             None => Vec::new(),
@@ -319,7 +325,7 @@ impl Unit {
             }
             Engine::Backtrack(prog) => {
                 let from = ctx.char_of(pos);
-                let deadline = ctx.deadline;
+                let deadline = ctx.deadline.expect("set when a unit backtracks");
                 let found = prog.search(ctx.chars(), from, deadline).map_err(|_| MatchError::Timeout)?;
                 Ok(found.map(|(s, e)| (ctx.byte_of(s), ctx.byte_of(e))))
             }
@@ -374,7 +380,8 @@ fn full_pattern(body: &str, match_type: MatchType, cfg: &MatcherConfig) -> Strin
 /// Per-text state: the text and lazily built char views for offset conversion.
 struct TextCtx<'t> {
     text: &'t str,
-    deadline: Instant,
+    /// End of the time budget, for backtracking units.
+    deadline: Option<Instant>,
     ascii: bool,
     chars: Option<Vec<char>>,
     /// Byte offset of every char index (len + 1 entries), built on demand.
@@ -383,7 +390,7 @@ struct TextCtx<'t> {
 }
 
 impl<'t> TextCtx<'t> {
-    fn new(text: &'t str, deadline: Instant) -> Self {
+    fn new(text: &'t str, deadline: Option<Instant>) -> Self {
         TextCtx {
             text,
             deadline,

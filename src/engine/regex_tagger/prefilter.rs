@@ -3,11 +3,12 @@
 //!
 //! Every match of such a unit contains one of the entries, spelled in any of its case-fold
 //! variants, at a known place: right at the match start (subword without return_fuzzy_match)
-//! or after the `(?:\s|\A)` context (prefix, exact). An Aho-Corasick automaton over all
-//! variants, in lexicon order, finds the leftmost entry occurrence; occurrences without that
-//! context are skipped. The automaton matches a superset of the entries' language (ASCII
-//! letters in either case, every other character its exact simple case-fold group), so no
-//! match can start before the place it reports.
+//! or after the `(?:\s|\A)` context (prefix, exact). A leftmost-first Aho-Corasick automaton
+//! over all variants, in lexicon order, finds it: an unanchored search in the first case; in
+//! the second, anchored searches at the text start and after each whitespace character, in
+//! text order, skipping places whose first two bytes start no variant. The automaton matches
+//! a superset of the entries' language (ASCII letters in either case, every other character
+//! its exact simple case-fold group), so no match can start before the place it reports.
 //!
 //! When the automaton is exact (no case-sensitive ASCII letter in the lexicon) and what
 //! follows the entry is known (nothing, or `\w*`), the occurrence *is* the match: the
@@ -16,7 +17,7 @@
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, Anchored, Input, MatchKind, StartKind};
+use aho_corasick::{AhoCorasick, Anchored, Input, MatchKind, StartKind};
 
 use super::charset::{fold_set, CharSet};
 use super::syntax::Node;
@@ -82,7 +83,6 @@ impl Prefilter {
         let ac = AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostFirst)
-            .kind(Some(AhoCorasickKind::DFA))
             .start_kind(match context {
                 Context::None => StartKind::Unanchored,
                 Context::Space => StartKind::Anchored,
@@ -105,15 +105,7 @@ impl Prefilter {
                 let hit = self.ac.find(Input::new(text).span(pos..text.len()))?;
                 (hit.start(), hit.end())
             }
-            Context::Space => space_starts(text, pos).find_map(|(from, q)| {
-                let bytes = text.as_bytes();
-                let pair = (*bytes.get(q)? as usize) << 8 | *bytes.get(q + 1).unwrap_or(&0) as usize;
-                if self.pairs[pair >> 6] & (1 << (pair & 63)) == 0 {
-                    return None;
-                }
-                let input = Input::new(text).span(q..text.len()).anchored(Anchored::Yes);
-                self.ac.find(input).map(|hit| (from, hit.end()))
-            })?,
+            Context::Space => self.after_space(text, pos)?,
         };
         Some(match self.tail {
             None => Next::SearchFrom(start),
@@ -121,34 +113,70 @@ impl Prefilter {
             Some(Tail::Word) => Next::Match(start, end + word_run(&text[end..])),
         })
     }
+
+    /// The leftmost `(?:\s|\A)` context at or after `pos` followed by an entry: (context
+    /// start, entry end). Contexts are tried in the regex's order: at offset 0 a whitespace
+    /// character (`\s`) before the text start (`\A`).
+    fn after_space(&self, text: &str, pos: usize) -> Option<(usize, usize)> {
+        let bytes = text.as_bytes();
+        let mut i = pos;
+        if pos == 0 {
+            let len = space_len(text, 0);
+            if let Some(end) = (len > 0).then(|| self.entry_at(text, len)).flatten() {
+                return Some((0, end));
+            }
+            if let Some(end) = self.entry_at(text, 0) {
+                return Some((0, end));
+            }
+            i = len;
+        }
+        loop {
+            while SPACE_LEADS[*bytes.get(i)? as usize] == 0 {
+                i += 1;
+            }
+            match space_len(text, i) {
+                0 => i += 1,
+                len => {
+                    if let Some(end) = self.entry_at(text, i + len) {
+                        return Some((i, end));
+                    }
+                    i += len;
+                }
+            }
+        }
+    }
+
+    /// End of the preferred entry spelled at byte `q` (anchored search), if any.
+    fn entry_at(&self, text: &str, q: usize) -> Option<usize> {
+        let bytes = text.as_bytes();
+        let pair = (*bytes.get(q)? as usize) << 8 | *bytes.get(q + 1).unwrap_or(&0) as usize;
+        if self.pairs[pair >> 6] & (1 << (pair & 63)) == 0 {
+            return None;
+        }
+        let input = Input::new(text).span(q..text.len()).anchored(Anchored::Yes);
+        self.ac.find(input).map(|hit| hit.end())
+    }
 }
 
-/// First bytes of every Unicode whitespace character that is not ASCII (U+0085, U+00A0,
-/// U+1680, U+2000..U+3000).
-const NON_ASCII_SPACE_LEADS: [u8; 4] = [0xC2, 0xE1, 0xE2, 0xE3];
+/// Non-zero for the first byte of a whitespace character: ASCII `\t`..`\r` and space, and
+/// the lead bytes of the non-ASCII ones (U+0085, U+00A0, U+1680, U+2000..U+3000).
+static SPACE_LEADS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = matches!(b as u8, b'\t'..=b'\r' | b' ' | 0xC2 | 0xE1 | 0xE2 | 0xE3) as u8;
+        b += 1;
+    }
+    t
+};
 
-/// Candidate `(match start, entry start)` pairs for `(?:\s|\A)` contexts at or after `pos`,
-/// in the order the regex tries them: a whitespace character (`\s`) and the byte after it,
-/// and at offset 0 after that the text start (`\A`) itself.
-fn space_starts(text: &str, pos: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let bytes = text.as_bytes();
-    let at = move |i: usize| -> Option<(usize, usize)> {
-        let b = bytes[i];
-        let len = if b.is_ascii() {
-            usize::from(matches!(b, b'\t'..=b'\r' | b' '))
-        } else if NON_ASCII_SPACE_LEADS.contains(&b) {
-            text[i..].chars().next().filter(|c| c.is_whitespace()).map_or(0, char::len_utf8)
-        } else {
-            0
-        };
-        (len > 0).then_some((i, i + len))
-    };
-    let text_start = (pos == 0).then_some((0, 0));
-    let first = (pos == 0 && !bytes.is_empty()).then(|| at(0)).flatten();
-    first
-        .into_iter()
-        .chain(text_start)
-        .chain((pos.max(usize::from(first.is_some()))..bytes.len()).filter_map(at))
+/// Byte length of the whitespace character at byte `i` (a char boundary), or 0.
+fn space_len(text: &str, i: usize) -> usize {
+    match text.as_bytes().get(i) {
+        Some(b) if b.is_ascii() => usize::from(SPACE_LEADS[*b as usize] != 0),
+        Some(_) => text[i..].chars().next().filter(|c| c.is_whitespace()).map_or(0, char::len_utf8),
+        None => 0,
+    }
 }
 
 /// The `pairs` table of [`Prefilter`]: first two bytes of every spelling, ASCII letters in
@@ -283,16 +311,17 @@ mod tests {
 
     #[test]
     fn whitespace_leads() {
-        for c in (0..=char::MAX as u32)
-            .filter_map(char::from_u32)
-            .filter(|c| c.is_whitespace() && !c.is_ascii())
-        {
-            assert!(NON_ASCII_SPACE_LEADS.contains(&c.to_string().as_bytes()[0]), "{c:?}");
+        for c in (0..=char::MAX as u32).filter_map(char::from_u32).filter(|c| c.is_whitespace()) {
+            assert_ne!(SPACE_LEADS[c.to_string().as_bytes()[0] as usize], 0, "{c:?}");
+            assert_eq!(space_len(&c.to_string(), 0), c.len_utf8());
         }
-        let starts: Vec<_> = space_starts(" a\u{2003}b", 0).collect();
-        assert_eq!(starts, [(0, 1), (0, 0), (2, 5)]);
-        assert_eq!(space_starts("a b", 1).collect::<Vec<_>>(), [(1, 2)]);
-        assert_eq!(space_starts("a b", 2).count(), 0);
+        assert_eq!(space_len("\u{85}", 0), 2);
+        assert_eq!(space_len("\u{1c}x\u{200b}", 0) + space_len("\u{200b}", 0), 0);
+        let p = prefilter("b|a", true, Context::Space, None).unwrap();
+        assert_eq!(p.next(" a\u{2003}b", 0), Some(Next::SearchFrom(0)));
+        assert_eq!(p.next(" a\u{2003}b", 1), Some(Next::SearchFrom(2)));
+        assert_eq!(p.next("a b", 1), Some(Next::SearchFrom(1)));
+        assert_eq!(p.next("a b", 2), None);
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! JSON lines and CSV are read incrementally, so memory stays flat whatever the file size
 //! (the reference reads the whole file). Excel is the exception: calamine loads the first
 //! sheet whole before rows can be produced. Reading and parsing run on their own thread,
-//! overlapping with indexing; at most two batches are in flight.
+//! overlapping with indexing; at most two batches are in flight (one being indexed, one
+//! waiting), and a batch ends at `batch_size` rows or `BATCH_BYTES` of input, so memory stays
+//! flat and each commit is large enough to be cheap.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -73,6 +75,9 @@ pub struct ImportStats {
 
 /// Most error messages an import keeps; the rest are only counted.
 pub const MAX_ERRORS: usize = 100;
+
+/// Input bytes after which a batch ends even when it has fewer than `batch_size` rows.
+const BATCH_BYTES: u64 = 16 << 20;
 
 /// Streams the rows of a file. `separator` applies to CSV only.
 pub fn read_rows(path: &Path, kind: FileKind, separator: u8) -> Result<Rows> {
@@ -202,8 +207,9 @@ fn cell_value(cell: &Data) -> Option<Value> {
     }
 }
 
-/// Imports a file into `index` (created if missing) in batches of `batch_size` documents,
-/// each committed before the next; malformed rows are counted and reported, not fatal.
+/// Imports a file into `index` (created if missing) in batches of at most `batch_size`
+/// documents or `BATCH_BYTES` of input, each committed before the next (a crash keeps every
+/// batch whose progress was reported); malformed rows are counted and reported, not fatal.
 pub fn import_file(
     backend: &dyn SearchBackend,
     index: &str,
@@ -219,9 +225,10 @@ pub fn import_file(
     backend.create_index(index)?;
     let mut stats = ImportStats::default();
     let mut row_errors = 0u64;
-    let (sender, receiver) = mpsc::sync_channel::<Vec<Row>>(1);
+    let (sender, receiver) = mpsc::sync_channel::<Vec<Row>>(0);
     std::thread::scope(|scope| {
-        scope.spawn(move || read_batches(rows, batch_size.max(1), sender));
+        let bytes_read = &counter;
+        scope.spawn(move || read_batches(rows, batch_size.max(1), bytes_read, sender));
         for batch in receiver {
             let mut docs = Vec::with_capacity(batch.len());
             for row in batch {
@@ -255,9 +262,16 @@ pub fn import_file(
     Ok(stats)
 }
 
-fn read_batches(mut rows: Rows, batch_size: usize, sender: mpsc::SyncSender<Vec<Row>>) {
+fn read_batches(mut rows: Rows, batch_size: usize, bytes_read: &AtomicU64, sender: mpsc::SyncSender<Vec<Row>>) {
     loop {
-        let batch: Vec<Row> = rows.by_ref().take(batch_size).collect();
+        let start = bytes_read.load(Ordering::Relaxed);
+        let mut batch = Vec::new();
+        while batch.len() < batch_size && bytes_read.load(Ordering::Relaxed) - start < BATCH_BYTES {
+            match rows.next() {
+                Some(row) => batch.push(row),
+                None => break,
+            }
+        }
         if batch.is_empty() || sender.send(batch).is_err() {
             return;
         }

@@ -45,6 +45,14 @@ pub struct TantivyBackend {
     lifecycle: Mutex<()>,
 }
 
+/// A document to write. `replace` is false for freshly generated ids, which cannot be stored
+/// yet: their deletes are skipped, which spares the commit a term lookup per document.
+struct Pending {
+    id: String,
+    source: Map<String, Value>,
+    replace: bool,
+}
+
 struct StoreIndex {
     name: String,
     dir: PathBuf,
@@ -211,15 +219,17 @@ impl StoreIndex {
         result
     }
 
-    /// Replaces (by id) the given documents and commits.
-    fn write(&self, docs: Vec<(String, Map<String, Value>)>) -> Result<()> {
+    /// Writes the given documents, replacing stored ones with the same id, and commits.
+    fn write(&self, docs: Vec<Pending>) -> Result<()> {
         let mut mapping = lock(&self.mapping);
         let mut changed = false;
         self.with_writer(|writer| {
-            for (id, source) in docs {
+            for Pending { id, source, replace } in docs {
                 let source = Value::Object(source);
                 changed |= mapping.observe(&source);
-                self.delete_by_id(writer, &id);
+                if replace {
+                    self.delete_by_id(writer, &id);
+                }
                 for doc in self.tantivy_docs(&id, source) {
                     writer.add_document(doc).map_err(backend_err)?;
                 }
@@ -492,11 +502,12 @@ impl SearchBackend for TantivyBackend {
         let mut results = Vec::with_capacity(docs.len());
         let mut valid = Vec::with_capacity(docs.len());
         for doc in docs {
+            let replace = doc.id.is_some();
             let id = doc.id.unwrap_or_else(generate_id);
             match doc.source {
-                Value::Object(map) => {
+                Value::Object(source) => {
                     results.push(Ok(id.clone()));
-                    valid.push((id, map));
+                    valid.push(Pending { id, source, replace });
                 }
                 other => results.push(Err(format!("document [{id}] is not a JSON object: {other}"))),
             }
@@ -532,7 +543,7 @@ impl SearchBackend for TantivyBackend {
         }
         let docs = order
             .into_iter()
-            .filter_map(|id| pending.remove(&id).map(|doc| (id, doc)))
+            .filter_map(|id| pending.remove(&id).map(|source| Pending { id, source, replace: true }))
             .collect();
         handle.write(docs)?;
         Ok(results)
