@@ -162,7 +162,7 @@ fn run_stream(t: &Target, pk: i64, id: i64, n: &NameArgs, consistent: bool) -> R
         let keep: Vec<usize> = (0..texts.len()).filter(|i| !texts[*i].trim().is_empty()).collect();
         let mut out = vec![Value::String(String::new()); texts.len()];
         if keep.is_empty() {
-            return Ok(out);
+            return Ok(batch::json_lines(out));
         }
         let sent: Vec<&String> = keep.iter().map(|i| &texts[*i]).collect();
         let mut body = json!({"texts": sent, "names": names, "consistent_replacement": fixed.is_some()});
@@ -178,7 +178,7 @@ fn run_stream(t: &Target, pk: i64, id: i64, n: &NameArgs, consistent: bool) -> R
         for (i, v) in keep.into_iter().zip(got.as_array().cloned().unwrap_or_default()) {
             out[i] = v;
         }
-        Ok(out)
+        Ok(batch::json_lines(out))
     })
 }
 

@@ -1,14 +1,17 @@
-//! Streaming batch runs (`ta ... tag < in.jsonl > out.jsonl`): reads JSON lines in
-//! bounded chunks, hands each chunk to a processor (the local engine, or a remote
-//! server), and writes one output line per input line, in input order. Memory stays
-//! bounded by the chunk size; a progress bar is drawn on a terminal.
+//! Streaming batch runs (`ta ... tag < in.jsonl > out.jsonl`): a reader thread reads JSON
+//! lines in bounded chunks ahead of the work, lines are parsed in parallel, each chunk goes
+//! to a processor (the local engine, or a remote server) that returns one JSON text per
+//! line, and the results are written in input order. Memory stays bounded by two chunks;
+//! a progress bar is drawn on a terminal.
 use crate::engine::error::{Error, Result};
 use crate::engine::regex_taggers::BatchItem;
+use rayon::prelude::*;
 use serde_json::Value;
 use std::io::{BufRead, IsTerminal, Write};
+use std::sync::mpsc;
 
 /// Lines per chunk: large enough to keep all cores busy, small enough to stay flat.
-const CHUNK: usize = 2048;
+const CHUNK: usize = 4096;
 
 /// Parse one input line: a JSON string or a bare line is a text; a JSON object is a
 /// document.
@@ -18,6 +21,11 @@ pub fn parse_line(line: &str) -> BatchItem {
         Ok(v @ Value::Object(_)) => BatchItem::Doc(v),
         _ => BatchItem::Text(line.to_string()),
     }
+}
+
+/// JSON texts of values a processor got as values (remote answers).
+pub fn json_lines(values: impl IntoIterator<Item = Value>) -> Vec<String> {
+    values.into_iter().map(|v| v.to_string()).collect()
 }
 
 fn progress_bar() -> indicatif::ProgressBar {
@@ -30,30 +38,71 @@ fn progress_bar() -> indicatif::ProgressBar {
     }
 }
 
-/// Run `process` over stdin chunk by chunk, writing results to stdout.
-pub fn run(mut process: impl FnMut(&[BatchItem]) -> Result<Vec<Value>>) -> Result<()> {
-    let stdin = std::io::stdin().lock();
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let pb = progress_bar();
-    let mut lines = stdin.lines();
-    loop {
-        let mut chunk = Vec::with_capacity(CHUNK);
-        for line in lines.by_ref() {
-            let line = line.map_err(|e| Error::BadRequest(format!("cannot read input: {e}")))?;
-            chunk.push(parse_line(line.trim_end_matches('\r')));
-            if chunk.len() == CHUNK {
+/// Read stdin in chunks on a separate thread, one chunk ahead of the consumer.
+fn read_ahead() -> mpsc::Receiver<std::io::Result<Vec<String>>> {
+    let (tx, rx) = mpsc::sync_channel(1);
+    std::thread::spawn(move || {
+        let mut lines = std::io::stdin().lock().lines();
+        loop {
+            let chunk: std::io::Result<Vec<String>> = lines.by_ref().take(CHUNK).collect();
+            let done = matches!(&chunk, Ok(c) if c.len() < CHUNK) || chunk.is_err();
+            if tx.send(chunk).is_err() || done {
                 break;
             }
         }
-        if chunk.is_empty() {
-            break;
+    });
+    rx
+}
+
+/// Write chunks of JSON texts to stdout on a separate thread, one chunk behind the work.
+fn write_behind() -> (mpsc::SyncSender<Vec<String>>, std::thread::JoinHandle<std::io::Result<()>>) {
+    let (tx, rx) = mpsc::sync_channel::<Vec<String>>(1);
+    let writer = std::thread::spawn(move || {
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+        for chunk in rx {
+            for line in chunk {
+                out.write_all(line.as_bytes())?;
+                out.write_all(b"\n")?;
+            }
         }
-        for v in process(&chunk)? {
-            serde_json::to_writer(&mut out, &v).map_err(Error::internal)?;
-            out.write_all(b"\n").map_err(Error::internal)?;
+        out.flush()
+    });
+    (tx, writer)
+}
+
+/// Run `process` over stdin chunk by chunk, writing its JSON texts to stdout in input
+/// order. Reading, processing and writing overlap.
+pub fn run(mut process: impl FnMut(&[BatchItem]) -> Result<Vec<String>>) -> Result<()> {
+    let pb = progress_bar();
+    let (out, writer) = write_behind();
+    let mut outcome = Ok(());
+    for chunk in read_ahead() {
+        let lines = match chunk {
+            Ok(l) if l.is_empty() => break,
+            Ok(l) => l,
+            Err(e) => {
+                outcome = Err(Error::BadRequest(format!("cannot read input: {e}")));
+                break;
+            }
+        };
+        let items: Vec<BatchItem> = lines.par_iter().map(|l| parse_line(l.trim_end_matches('\r'))).collect();
+        drop(lines);
+        match process(&items) {
+            Ok(results) => {
+                if out.send(results).is_err() {
+                    break;
+                }
+            }
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
         }
-        pb.inc(chunk.len() as u64);
+        pb.inc(items.len() as u64);
     }
+    drop(out);
     pb.finish_and_clear();
-    out.flush().map_err(Error::internal)
+    let written = writer.join().map_err(|_| Error::Internal("the output writer failed".into()))?;
+    outcome?;
+    written.map_err(Error::internal)
 }

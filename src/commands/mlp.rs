@@ -75,7 +75,7 @@ pub fn run(t: &Target, a: &MlpArgs) -> Result<Option<Value>> {
     match &a.text {
         Some(text) => Ok(process(t, std::slice::from_ref(text), a)?.into_iter().next()),
         None => {
-            batch::run(|items| process_chunk(t, items, a))?;
+            batch::run(|items| process_chunk(t, items, a).map(batch::json_lines))?;
             Ok(None)
         }
     }

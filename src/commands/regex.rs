@@ -277,8 +277,8 @@ fn tag_stream(t: &Target, kind: Kind, pk: i64, b: &BatchArgs) -> Result<()> {
                     BatchItem::Doc(d) => (format!("{base}/tag_doc/"), json!({"doc": d, "fields": b.fields})),
                 };
                 match c.send("POST", &path, Some(&body)) {
-                    Ok(v) => v,
-                    Err(e) => json!({"error": e.to_string()}),
+                    Ok(v) => v.to_string(),
+                    Err(e) => json!({"error": e.to_string()}).to_string(),
                 }
             })
             .collect()),

@@ -3,7 +3,7 @@
 //! project search actions (`search`, `search_by_query`, `scroll`, `get_facts`). The store
 //! itself is a `search::SearchBackend`.
 use super::error::{Error, Result};
-use super::projects::py_list;
+use super::pytext::repr_list as py_list;
 use super::search::{self, Doc, Hit, NameRuleOrder, SearchError};
 use super::validate::{Form, List, Mode, Str};
 use super::{Ctx, Engine};

@@ -68,15 +68,6 @@ struct ProjectFields {
     indices: Option<Vec<i64>>,
 }
 
-/// Python repr of a list of strings: `['a', 'b']`.
-pub fn py_list(items: &[String]) -> String {
-    let inner: Vec<String> = items
-        .iter()
-        .map(|s| format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'")))
-        .collect();
-    format!("[{}]", inner.join(", "))
-}
-
 impl Engine {
     fn project_exists(&self, pk: i64) -> Result<bool> {
         self.store
@@ -229,7 +220,7 @@ impl Engine {
                     "indices",
                     format!(
                         "Indices in {} do not match with indices available in Elasticsearch!",
-                        py_list(&missing)
+                        crate::engine::pytext::repr_list(&missing)
                     ),
                 );
             }

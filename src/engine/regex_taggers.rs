@@ -483,12 +483,12 @@ pub enum BatchItem {
     Doc(Value),
 }
 
-/// Outcome of one item: its result, or `{"error": ...}` so one bad line does not stop a
-/// stream.
-fn item_value<T: Serialize>(r: Result<T>) -> Value {
-    match r.and_then(|v| serde_json::to_value(v).map_err(Error::internal)) {
-        Ok(v) => v,
-        Err(e) => json!({"error": e.to_string()}),
+/// Outcome of one item as a JSON line: its result, or `{"error": ...}` so one bad line
+/// does not stop a stream. Serialised straight from the typed result.
+fn item_json<T: Serialize>(r: Result<T>) -> String {
+    match r.and_then(|v| serde_json::to_string(&v).map_err(Error::internal)) {
+        Ok(s) => s,
+        Err(e) => json!({"error": e.to_string()}).to_string(),
     }
 }
 
@@ -498,12 +498,12 @@ fn tag_items<T: Serialize + Send>(
     items: &[BatchItem],
     text: impl Fn(&str) -> Result<T, MatchError> + Sync,
     doc: impl Fn(&Value) -> Result<T, MatchError> + Sync,
-) -> Vec<Value> {
+) -> Vec<String> {
     use rayon::prelude::*;
     items
         .par_iter()
         .map(|it| {
-            item_value(match it {
+            item_json(match it {
                 BatchItem::Text(t) => match super::pytext::strip(t) {
                     "" => Err(Error::field("text", super::validate::NOT_BLANK)),
                     t => text(t).map_err(match_error),
@@ -515,8 +515,9 @@ fn tag_items<T: Serialize + Send>(
 }
 
 impl Engine {
-    /// Tag many texts/documents with one tagger, in parallel, keeping input order.
-    pub fn regex_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, items: &[BatchItem], fields: &[String]) -> Result<Vec<Value>> {
+    /// Tag many texts/documents with one tagger, in parallel, keeping input order; one
+    /// JSON text per item.
+    pub fn regex_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, items: &[BatchItem], fields: &[String]) -> Result<Vec<String>> {
         let (r, m) = self.tagger(ctx, pk, id)?;
         Ok(tag_items(
             items,
@@ -525,8 +526,9 @@ impl Engine {
         ))
     }
 
-    /// Tag many texts/documents with one group, in parallel, keeping input order.
-    pub fn group_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, items: &[BatchItem], fields: &[String]) -> Result<Vec<Value>> {
+    /// Tag many texts/documents with one group, in parallel, keeping input order; one JSON
+    /// text per item.
+    pub fn group_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, items: &[BatchItem], fields: &[String]) -> Result<Vec<String>> {
         let (g, members) = self.loaded_group(ctx, pk, id)?;
         let members = as_members(&members);
         Ok(tag_items(

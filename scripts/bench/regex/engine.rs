@@ -11,7 +11,11 @@ use std::time::Instant;
 use ta::engine::regex_tagger::{Matcher, MatcherConfig};
 
 fn lines(path: &str) -> Vec<String> {
-    std::fs::read_to_string(path).expect("readable list").lines().map(str::to_string).collect()
+    std::fs::read_to_string(path)
+        .expect("readable list")
+        .lines()
+        .map(str::to_string)
+        .collect()
 }
 
 /// Matches found in `texts`, split over `threads` threads.

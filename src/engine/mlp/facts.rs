@@ -524,33 +524,11 @@ fn python_repr(map: &KindValues) -> String {
     let items: Vec<String> = map
         .iter()
         .map(|(k, vs)| {
-            let values: Vec<String> = vs.iter().map(|v| python_str_repr(v)).collect();
-            format!("{}: [{}]", python_str_repr(k), values.join(", "))
+            let values: Vec<String> = vs.iter().map(|v| crate::engine::pytext::repr(v)).collect();
+            format!("{}: [{}]", crate::engine::pytext::repr(k), values.join(", "))
         })
         .collect();
     format!("{{{}}}", items.join(", "))
-}
-
-fn python_str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
 }
 
 /// Removes identical facts and sorts by (first span, kind, value) (mlp.md §4.1).

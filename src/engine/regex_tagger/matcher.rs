@@ -12,7 +12,7 @@ use super::backtrack::Program;
 use super::prefilter::{Context, Next, Prefilter, Tail};
 use super::syntax::{self, Node};
 use super::{CompileError, Match, MatchError, MatchType, MatcherConfig, Operator};
-use crate::engine::pytext::{is_space, strip};
+use crate::engine::pytext::{is_space, repr, strip};
 
 /// Limit for the compiled size of one `regex`-crate unit.
 const REGEX_SIZE_LIMIT: usize = 64 << 20;
@@ -183,7 +183,7 @@ fn validate_entries(field: &'static str, entries: &[String], ignore_case: bool) 
         .filter_map(|e| {
             syntax::parse(e, ignore_case)
                 .err()
-                .map(|err| format!("{{'pattern': {}, 'error': {}}}", py_repr(e), py_repr(&err.0)))
+                .map(|err| format!("{{'pattern': {}, 'error': {}}}", repr(e), repr(&err.0)))
         })
         .collect();
     if errors.is_empty() {
@@ -193,27 +193,6 @@ fn validate_entries(field: &'static str, entries: &[String], ignore_case: bool) 
         field,
         message: format!("Invalid regex pattern(s): [{}]", errors.join(", ")),
     })
-}
-
-/// Python `repr` of a string (single quotes unless the text contains one and no double quote).
-fn py_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
-    let mut out = String::from(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
 }
 
 /// Phrase-slop expansion: entry words re-joined with the slop pattern.
@@ -235,8 +214,8 @@ impl Unit {
             field,
             message: format!(
                 "Invalid regex pattern(s): [{{'pattern': {}, 'error': {}}}]",
-                py_repr(body),
-                py_repr(&message)
+                repr(body),
+                repr(&message)
             ),
         };
         let body_ast = syntax::parse(body, cfg.ignore_case).map_err(|e| error(e.0))?;
