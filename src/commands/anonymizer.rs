@@ -3,7 +3,7 @@ use super::regex::{project_for, ProjectFlag};
 use super::{batch, Target};
 use crate::engine::anonymizers::draw_replacers;
 use crate::engine::error::{Error, Result};
-use crate::engine::regex_taggers::BatchItem;
+use crate::engine::lines::BatchItem;
 use crate::engine::resources::Kind;
 use crate::engine::validate::Mode;
 use clap::{Args, Subcommand};

@@ -4,7 +4,7 @@
 //! line, and the results are written in input order. Memory stays bounded by two chunks;
 //! a progress bar is drawn on a terminal.
 use crate::engine::error::{Error, Result};
-use crate::engine::regex_taggers::BatchItem;
+use crate::engine::lines::BatchItem;
 use rayon::prelude::*;
 use serde_json::Value;
 use std::io::{BufRead, IsTerminal, Write};
@@ -12,16 +12,6 @@ use std::sync::mpsc;
 
 /// Lines per chunk: large enough to keep all cores busy, small enough to stay flat.
 const CHUNK: usize = 4096;
-
-/// Parse one input line: a JSON string or a bare line is a text; a JSON object is a
-/// document.
-pub fn parse_line(line: &str) -> BatchItem {
-    match serde_json::from_str::<Value>(line) {
-        Ok(Value::String(s)) => BatchItem::Text(s),
-        Ok(v @ Value::Object(_)) => BatchItem::Doc(v),
-        _ => BatchItem::Text(line.to_string()),
-    }
-}
 
 /// JSON texts of values a processor got as values (remote answers).
 pub fn json_lines(values: impl IntoIterator<Item = Value>) -> Vec<String> {
@@ -42,7 +32,14 @@ fn progress_bar() -> indicatif::ProgressBar {
 fn read_ahead() -> mpsc::Receiver<std::io::Result<Vec<String>>> {
     let (tx, rx) = mpsc::sync_channel(1);
     std::thread::spawn(move || {
-        let mut lines = std::io::stdin().lock().lines();
+        let mut lines = std::io::stdin().lock().lines().map(|line| {
+            line.map(|mut l| {
+                if l.ends_with('\r') {
+                    l.pop();
+                }
+                l
+            })
+        });
         loop {
             let chunk: std::io::Result<Vec<String>> = lines.by_ref().take(CHUNK).collect();
             let done = matches!(&chunk, Ok(c) if c.len() < CHUNK) || chunk.is_err();
@@ -70,9 +67,18 @@ fn write_behind() -> (mpsc::SyncSender<Vec<String>>, std::thread::JoinHandle<std
     (tx, writer)
 }
 
-/// Run `process` over stdin chunk by chunk, writing its JSON texts to stdout in input
-/// order. Reading, processing and writing overlap.
+/// Run `process` over stdin chunk by chunk, each line parsed whole (in parallel), writing
+/// its JSON texts to stdout in input order.
 pub fn run(mut process: impl FnMut(&[BatchItem]) -> Result<Vec<String>>) -> Result<()> {
+    run_lines(|lines| {
+        let items: Vec<BatchItem> = lines.par_iter().map(|l| BatchItem::parse(l)).collect();
+        process(&items)
+    })
+}
+
+/// Run `process` over the raw lines of stdin chunk by chunk (line ends removed), writing its
+/// JSON texts to stdout in input order. Reading, processing and writing overlap.
+pub fn run_lines(mut process: impl FnMut(&[String]) -> Result<Vec<String>>) -> Result<()> {
     let pb = progress_bar();
     let (out, writer) = write_behind();
     let mut outcome = Ok(());
@@ -85,9 +91,7 @@ pub fn run(mut process: impl FnMut(&[BatchItem]) -> Result<Vec<String>>) -> Resu
                 break;
             }
         };
-        let items: Vec<BatchItem> = lines.par_iter().map(|l| parse_line(l.trim_end_matches('\r'))).collect();
-        drop(lines);
-        match process(&items) {
+        match process(&lines) {
             Ok(results) => {
                 if out.send(results).is_err() {
                     break;
@@ -98,7 +102,7 @@ pub fn run(mut process: impl FnMut(&[BatchItem]) -> Result<Vec<String>>) -> Resu
                 break;
             }
         }
-        pb.inc(items.len() as u64);
+        pb.inc(lines.len() as u64);
     }
     drop(out);
     pb.finish_and_clear();

@@ -5,7 +5,7 @@
 use super::{batch, Target};
 use crate::engine::error::{Error, Result};
 use crate::engine::regex_tagger::ops::flatten;
-use crate::engine::regex_taggers::BatchItem;
+use crate::engine::lines::BatchItem;
 use crate::engine::validate::NOT_BLANK;
 use clap::Args;
 use serde_json::{json, Value};

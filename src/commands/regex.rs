@@ -2,7 +2,7 @@
 //! one text, or tag a JSONL stream.
 use super::{batch, Target};
 use crate::engine::error::{Error, Result};
-use crate::engine::regex_taggers::BatchItem;
+use crate::engine::lines::BatchItem;
 use crate::engine::resources::Kind;
 use crate::engine::validate::Mode;
 use clap::{Args, Subcommand};
@@ -264,15 +264,15 @@ pub fn project_for(t: &Target, p: &ProjectFlag, kind: Kind, id: i64) -> Result<i
 fn tag_stream(t: &Target, kind: Kind, pk: i64, b: &BatchArgs) -> Result<()> {
     use rayon::prelude::*;
     let base = format!("/projects/{pk}/{}/{}", kind.route(), b.id);
-    batch::run(|items| match t {
+    batch::run_lines(|lines| match t {
         Target::Local { engine, ctx } => match kind {
-            Kind::RegexTaggerGroup => engine.group_tag_batch(ctx, pk, b.id, items, &b.fields),
-            _ => engine.regex_tag_batch(ctx, pk, b.id, items, &b.fields),
+            Kind::RegexTaggerGroup => engine.group_tag_batch(ctx, pk, b.id, lines, &b.fields),
+            _ => engine.regex_tag_batch(ctx, pk, b.id, lines, &b.fields),
         },
-        Target::Remote(c) => Ok(items
+        Target::Remote(c) => Ok(lines
             .par_iter()
-            .map(|it| {
-                let (path, body) = match it {
+            .map(|line| {
+                let (path, body) = match BatchItem::parse(line) {
                     BatchItem::Text(s) => (format!("{base}/tag_text/"), json!({"text": s})),
                     BatchItem::Doc(d) => (format!("{base}/tag_doc/"), json!({"doc": d, "fields": b.fields})),
                 };

@@ -10,6 +10,7 @@ pub mod dataset_imports;
 pub mod error;
 pub mod health;
 pub mod indices;
+pub mod lines;
 pub mod mlp;
 pub mod passwords;
 pub mod projects;

@@ -2,6 +2,7 @@
 //! the compiled-matcher cache, and the tagging operations. Matching itself lives in
 //! `regex_tagger` (the engine module this file wires to the store).
 use super::error::{Error, Result};
+use super::lines::{Sparse, SparseLine};
 use super::regex_tagger::{ops, CompileError, MatchError, Matcher, MatcherConfig};
 use super::resources::{resource_url, Kind, Page, Resource};
 use super::tasks::TaskOut;
@@ -476,13 +477,6 @@ impl Engine {
     }
 }
 
-/// One input of a batch run: a text (trimmed like a request text) or a document whose
-/// `fields` are tagged.
-pub enum BatchItem {
-    Text(String),
-    Doc(Value),
-}
-
 /// Outcome of one item as a JSON line: its result, or `{"error": ...}` so one bad line
 /// does not stop a stream. Serialised straight from the typed result.
 fn item_json<T: Serialize>(r: Result<T>) -> String {
@@ -492,47 +486,48 @@ fn item_json<T: Serialize>(r: Result<T>) -> String {
     }
 }
 
-/// Run `text` / `doc` over every item in parallel; texts are trimmed like request texts
-/// and a blank one is an item error.
-fn tag_items<T: Serialize + Send>(
-    items: &[BatchItem],
+/// Run `text` / `doc` over every input line in parallel, keeping order; each line is parsed
+/// only as far as the field lookups need. Texts are trimmed like request texts and a blank
+/// one is an item error.
+fn tag_lines<T: Serialize + Send>(
+    lines: &[String],
     text: impl Fn(&str) -> Result<T, MatchError> + Sync,
-    doc: impl Fn(&Value) -> Result<T, MatchError> + Sync,
+    doc: impl Fn(&Sparse) -> Result<T, MatchError> + Sync,
 ) -> Vec<String> {
     use rayon::prelude::*;
-    items
+    lines
         .par_iter()
-        .map(|it| {
-            item_json(match it {
-                BatchItem::Text(t) => match super::pytext::strip(t) {
+        .map(|line| {
+            item_json(match SparseLine::parse(line) {
+                SparseLine::Text(t) => match super::pytext::strip(&t) {
                     "" => Err(Error::field("text", super::validate::NOT_BLANK)),
                     t => text(t).map_err(match_error),
                 },
-                BatchItem::Doc(d) => doc(d).map_err(match_error),
+                SparseLine::Doc(d) => doc(&d).map_err(match_error),
             })
         })
         .collect()
 }
 
 impl Engine {
-    /// Tag many texts/documents with one tagger, in parallel, keeping input order; one
-    /// JSON text per item.
-    pub fn regex_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, items: &[BatchItem], fields: &[String]) -> Result<Vec<String>> {
+    /// Tag batch input lines (texts or documents) with one tagger, in parallel, keeping
+    /// input order; one JSON text per line.
+    pub fn regex_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, lines: &[String], fields: &[String]) -> Result<Vec<String>> {
         let (r, m) = self.tagger(ctx, pk, id)?;
-        Ok(tag_items(
-            items,
+        Ok(tag_lines(
+            lines,
             |t| ops::tag_text(r.id, &r.description, &m, t),
             |d| ops::tag_doc(r.id, &r.description, &m, d, fields),
         ))
     }
 
-    /// Tag many texts/documents with one group, in parallel, keeping input order; one JSON
-    /// text per item.
-    pub fn group_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, items: &[BatchItem], fields: &[String]) -> Result<Vec<String>> {
+    /// Tag batch input lines (texts or documents) with one group, in parallel, keeping
+    /// input order; one JSON text per line.
+    pub fn group_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, lines: &[String], fields: &[String]) -> Result<Vec<String>> {
         let (g, members) = self.loaded_group(ctx, pk, id)?;
         let members = as_members(&members);
-        Ok(tag_items(
-            items,
+        Ok(tag_lines(
+            lines,
             |t| ops::group_tag_text(g.id, &g.description, &members, t),
             |d| ops::group_tag_doc(g.id, &g.description, &members, d, fields),
         ))

@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{Match, MatchError, Matcher};
+use crate::engine::lines::{flat_get, DocTree};
 
 /// A group member or standalone tagger: (tagger id, tagger description, matcher).
 pub type Member<'a> = (i64, &'a str, &'a Matcher);
@@ -77,7 +78,7 @@ pub fn tag_texts(id: i64, tag: &str, matcher: &Matcher, texts: &[String]) -> Res
     texts.iter().map(|t| tag_text(id, tag, matcher, t)).collect()
 }
 
-pub fn tag_doc(id: i64, tag: &str, matcher: &Matcher, doc: &Value, fields: &[String]) -> Result<TagResult, MatchError> {
+pub fn tag_doc(id: i64, tag: &str, matcher: &Matcher, doc: &impl DocTree, fields: &[String]) -> Result<TagResult, MatchError> {
     Ok(tag_result(id, tag, doc_matches(matcher, doc, fields)?))
 }
 
@@ -142,7 +143,7 @@ pub fn group_tag_doc(
     group_id: i64,
     group_tag: &str,
     members: &[Member],
-    doc: &Value,
+    doc: &impl DocTree,
     fields: &[String],
 ) -> Result<GroupTagResult, MatchError> {
     let mut tags: Vec<GroupTag> = Vec::new();
@@ -294,36 +295,10 @@ pub fn flatten(doc: &Value) -> Map<String, Value> {
     out
 }
 
-/// The value `flatten(doc)` holds under `field`, found without building the flat map: the
-/// last value in document order whose dotted path is `field`.
-fn flat_get<'a>(doc: &'a Value, field: &str) -> Option<&'a Value> {
-    fn walk<'a>(m: &'a Map<String, Value>, path: &str, found: &mut Option<&'a Value>) {
-        for (k, v) in m {
-            let Some(rest) = path.strip_prefix(k.as_str()) else {
-                continue;
-            };
-            match (rest.strip_prefix('.'), v) {
-                (Some(rest), Value::Object(inner)) => walk(inner, rest, found),
-                (_, Value::Object(_)) => {}
-                _ if rest.is_empty() => *found = Some(v),
-                _ => {}
-            }
-        }
-    }
-    match doc {
-        Value::Object(m) => {
-            let mut found = None;
-            walk(m, field, &mut found);
-            found
-        }
-        other => field.is_empty().then_some(other),
-    }
-}
-
 /// Matches of one document field; only non-empty strings are matched (as stored, untrimmed).
-fn field_matches(matcher: &Matcher, doc: &Value, field: &str) -> Result<Vec<Match>, MatchError> {
-    let text = match flat_get(doc, field) {
-        Some(Value::String(s)) if !s.is_empty() => s,
+fn field_matches(matcher: &Matcher, doc: &impl DocTree, field: &str) -> Result<Vec<Match>, MatchError> {
+    let text = match flat_get(doc, field).and_then(DocTree::text) {
+        Some(s) if !s.is_empty() => s,
         _ => return Ok(Vec::new()),
     };
     let mut matches = matcher.find(text)?;
@@ -333,7 +308,7 @@ fn field_matches(matcher: &Matcher, doc: &Value, field: &str) -> Result<Vec<Matc
     Ok(matches)
 }
 
-fn doc_matches(matcher: &Matcher, doc: &Value, fields: &[String]) -> Result<Vec<Match>, MatchError> {
+fn doc_matches(matcher: &Matcher, doc: &impl DocTree, fields: &[String]) -> Result<Vec<Match>, MatchError> {
     let mut out = Vec::new();
     for field in fields {
         out.extend(field_matches(matcher, doc, field)?);

@@ -116,6 +116,8 @@ pub trait SearchBackend: Send + Sync {
     fn delete_index(&self, name: &str) -> Result<()>;
     /// Indexes (or replaces, by id) documents; durable once this returns.
     fn bulk_index(&self, index: &str, docs: Vec<Doc>) -> Result<BulkResult>;
+    /// Starts a bulk load (a dataset import) into `index`, created if missing.
+    fn bulk_loader<'a>(&'a self, index: &str) -> Result<Box<dyn BulkLoader + 'a>>;
     /// Merges each partial object into the stored `_source` (top-level keys replaced, like an
     /// Elasticsearch partial update); durable once this returns.
     fn bulk_update(&self, index: &str, updates: Vec<(String, Map<String, Value>)>) -> Result<BulkResult>;
@@ -149,6 +151,16 @@ pub trait SearchBackend: Send + Sync {
     }
 }
 
+/// A bulk load into one index. Documents added become durable and searchable at `commit`;
+/// a store may defer housekeeping (the embedded store's segment merges) until the loader is
+/// dropped. Other writers can use the index meanwhile.
+pub trait BulkLoader {
+    /// Adds documents (ids generated when absent); per-document outcomes as `bulk_index`.
+    fn add(&mut self, docs: Vec<Doc>) -> Result<BulkResult>;
+    /// Makes everything added so far durable.
+    fn commit(&mut self) -> Result<()>;
+}
+
 /// The query clause of `value`: the value of its `query` key when it has one (the form TEXTA
 /// stores, `{"query": {...}}`), else `value` itself. Null or `{}` means match_all.
 pub fn query_clause(value: &Value) -> &Value {
@@ -158,8 +170,31 @@ pub fn query_clause(value: &Value) -> &Value {
     }
 }
 
-/// A new Elasticsearch-style document id: 20 URL-safe base64 characters.
+/// A new Elasticsearch-style document id: 20 URL-safe base64 characters of 15 bytes, a
+/// millisecond clock, 6 random bytes fixed per process and a sequence number. Like
+/// Elasticsearch's time-based ids, consecutive ids share long prefixes, which keeps the id
+/// term dictionary small and cheap to build; the clock never goes back, so ids are unique.
 pub fn generate_id() -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    (0..20).map(|_| ALPHABET[rand::random_range(0..64usize)] as char).collect()
+    use base64::Engine as _;
+    use std::sync::{Mutex, OnceLock};
+    static NODE: OnceLock<[u8; 6]> = OnceLock::new();
+    static LAST: Mutex<(u64, u32)> = Mutex::new((0, 0));
+    let node = NODE.get_or_init(rand::random);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let (millis, sequence) = {
+        let mut last = LAST.lock().unwrap_or_else(|p| p.into_inner());
+        *last = match *last {
+            (millis, sequence) if now <= millis && sequence < 0xFF_FFFF => (millis, sequence + 1),
+            (millis, _) if now <= millis => (millis + 1, 0),
+            _ => (now, 0),
+        };
+        *last
+    };
+    let mut bytes = [0u8; 15];
+    bytes[..6].copy_from_slice(&millis.to_be_bytes()[2..]);
+    bytes[6..12].copy_from_slice(node);
+    bytes[12..].copy_from_slice(&sequence.to_be_bytes()[1..]);
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }

@@ -16,7 +16,7 @@ use reqwest::{Method, StatusCode, Url};
 use serde_json::{json, Map, Value};
 
 use super::backend::{
-    generate_id, query_clause, BackendInfo, BulkResult, Doc, FactCounts, FactValueCount, FieldInfo, Hit, IndexFields, Result,
+    generate_id, query_clause, BackendInfo, BulkLoader, BulkResult, Doc, FactCounts, FactValueCount, FieldInfo, Hit, IndexFields, Result,
     SearchBackend, SearchError,
 };
 use super::mapping::FACTS_FIELD;
@@ -350,6 +350,14 @@ impl SearchBackend for ElasticBackend {
         Ok(results)
     }
 
+    fn bulk_loader<'a>(&'a self, index: &str) -> Result<Box<dyn BulkLoader + 'a>> {
+        self.create_index(index)?;
+        Ok(Box::new(ElasticLoader {
+            backend: self,
+            index: index.to_string(),
+        }))
+    }
+
     fn bulk_update(&self, index: &str, updates: Vec<(String, Map<String, Value>)>) -> Result<BulkResult> {
         Self::check_name(index)?;
         let lines = updates.into_iter().map(|(id, partial)| (id, json!({"doc": partial}))).collect();
@@ -514,6 +522,23 @@ impl SearchBackend for ElasticBackend {
                     .collect(),
             })
             .collect())
+    }
+}
+
+/// Bulk load over `_bulk`: every request is already durable in the cluster's translog, so
+/// `commit` has nothing left to do.
+struct ElasticLoader<'a> {
+    backend: &'a ElasticBackend,
+    index: String,
+}
+
+impl BulkLoader for ElasticLoader<'_> {
+    fn add(&mut self, docs: Vec<Doc>) -> Result<BulkResult> {
+        self.backend.bulk_index(&self.index, docs)
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        Ok(())
     }
 }
 

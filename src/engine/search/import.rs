@@ -1,12 +1,12 @@
 //! Dataset import: streaming row readers for JSON lines, CSV and Excel files, and a batched
-//! import into a `SearchBackend` with progress reports.
+//! import into a `SearchBackend` bulk load with progress reports.
 //!
 //! JSON lines and CSV are read incrementally, so memory stays flat whatever the file size
 //! (the reference reads the whole file). Excel is the exception: calamine loads the first
 //! sheet whole before rows can be produced. Reading and parsing run on their own thread,
-//! overlapping with indexing; at most two batches are in flight (one being indexed, one
-//! waiting), and a batch ends at `batch_size` rows or `BATCH_BYTES` of input, so memory stays
-//! flat and each commit is large enough to be cheap.
+//! overlapping with indexing, and hand over small chunks (at most two in flight), so memory
+//! stays flat. A commit ends each batch of `batch_size` rows or `COMMIT_BYTES` of input, so a
+//! crash keeps every reported batch and each commit is large enough to be cheap.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -17,7 +17,7 @@ use std::sync::{mpsc, Arc};
 use calamine::{open_workbook_auto, Data, Reader};
 use serde_json::{Map, Value};
 
-use super::backend::{Doc, Result, SearchBackend, SearchError};
+use super::backend::{BulkLoader, Doc, Result, SearchBackend, SearchError};
 
 /// File format, chosen by file-name extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,8 +76,11 @@ pub struct ImportStats {
 /// Most error messages an import keeps; the rest are only counted.
 pub const MAX_ERRORS: usize = 100;
 
-/// Input bytes after which a batch ends even when it has fewer than `batch_size` rows.
-const BATCH_BYTES: u64 = 16 << 20;
+/// Input bytes after which a batch is committed even when it has fewer than `batch_size` rows.
+const COMMIT_BYTES: u64 = 32 << 20;
+/// Most rows and input bytes in one chunk handed from the reading thread to the indexer.
+const CHUNK_ROWS: usize = 2048;
+const CHUNK_BYTES: u64 = 1 << 20;
 
 /// Streams the rows of a file. `separator` applies to CSV only.
 pub fn read_rows(path: &Path, kind: FileKind, separator: u8) -> Result<Rows> {
@@ -207,9 +210,10 @@ fn cell_value(cell: &Data) -> Option<Value> {
     }
 }
 
-/// Imports a file into `index` (created if missing) in batches of at most `batch_size`
-/// documents or `BATCH_BYTES` of input, each committed before the next (a crash keeps every
-/// batch whose progress was reported); malformed rows are counted and reported, not fatal.
+/// Imports a file into `index` (created if missing), committing after every `batch_size`
+/// documents or `COMMIT_BYTES` of input and reporting progress after each commit (a crash
+/// keeps every batch whose progress was reported); malformed rows are counted and reported,
+/// not fatal.
 pub fn import_file(
     backend: &dyn SearchBackend,
     index: &str,
@@ -222,16 +226,30 @@ pub fn import_file(
     let counter = Arc::new(AtomicU64::new(0));
     let rows = open_rows(path, kind, separator, counter.clone())?;
     let total_bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    backend.create_index(index)?;
+    let mut loader = backend.bulk_loader(index)?;
+    let batch_size = batch_size.max(1);
     let mut stats = ImportStats::default();
     let mut row_errors = 0u64;
-    let (sender, receiver) = mpsc::sync_channel::<Vec<Row>>(0);
-    std::thread::scope(|scope| {
+    let (sender, receiver) = mpsc::sync_channel::<Vec<Row>>(1);
+    stats.num_documents_success = std::thread::scope(|scope| {
         let bytes_read = &counter;
-        scope.spawn(move || read_batches(rows, batch_size.max(1), bytes_read, sender));
-        for batch in receiver {
-            let mut docs = Vec::with_capacity(batch.len());
-            for row in batch {
+        scope.spawn(move || read_chunks(rows, batch_size.min(CHUNK_ROWS), bytes_read, sender));
+        let (mut rows_since_commit, mut bytes_at_commit) = (0usize, 0u64);
+        let mut added = 0u64;
+        let mut commit = |loader: &mut Box<dyn BulkLoader + '_>, stats: &ImportStats, added: u64| -> Result<()> {
+            loader.commit()?;
+            progress(ImportProgress {
+                num_documents: stats.num_documents,
+                num_documents_success: added,
+                bytes_read: counter.load(Ordering::Relaxed).min(total_bytes),
+                total_bytes,
+            });
+            Ok(())
+        };
+        for chunk in receiver {
+            rows_since_commit += chunk.len();
+            let mut docs = Vec::with_capacity(chunk.len());
+            for row in chunk {
                 stats.num_documents += 1;
                 match row {
                     Ok(source) => docs.push(Doc {
@@ -241,20 +259,22 @@ pub fn import_file(
                     Err(message) => record_error(&mut stats.errors, &mut row_errors, message),
                 }
             }
-            for result in backend.bulk_index(index, docs)? {
+            for result in loader.add(docs)? {
                 match result {
-                    Ok(_) => stats.num_documents_success += 1,
+                    Ok(_) => added += 1,
                     Err(message) => record_error(&mut stats.errors, &mut row_errors, message),
                 }
             }
-            progress(ImportProgress {
-                num_documents: stats.num_documents,
-                num_documents_success: stats.num_documents_success,
-                bytes_read: counter.load(Ordering::Relaxed).min(total_bytes),
-                total_bytes,
-            });
+            let read = counter.load(Ordering::Relaxed);
+            if rows_since_commit >= batch_size || read - bytes_at_commit >= COMMIT_BYTES {
+                commit(&mut loader, &stats, added)?;
+                (rows_since_commit, bytes_at_commit) = (0, read);
+            }
         }
-        Ok::<(), SearchError>(())
+        if rows_since_commit > 0 {
+            commit(&mut loader, &stats, added)?;
+        }
+        Ok::<u64, SearchError>(added)
     })?;
     if row_errors > MAX_ERRORS as u64 {
         stats.errors.push(format!("... and {} more errors", row_errors - MAX_ERRORS as u64));
@@ -262,17 +282,17 @@ pub fn import_file(
     Ok(stats)
 }
 
-fn read_batches(mut rows: Rows, batch_size: usize, bytes_read: &AtomicU64, sender: mpsc::SyncSender<Vec<Row>>) {
+fn read_chunks(mut rows: Rows, chunk_rows: usize, bytes_read: &AtomicU64, sender: mpsc::SyncSender<Vec<Row>>) {
     loop {
         let start = bytes_read.load(Ordering::Relaxed);
-        let mut batch = Vec::new();
-        while batch.len() < batch_size && bytes_read.load(Ordering::Relaxed) - start < BATCH_BYTES {
+        let mut chunk = Vec::with_capacity(chunk_rows);
+        while chunk.len() < chunk_rows && bytes_read.load(Ordering::Relaxed) - start < CHUNK_BYTES {
             match rows.next() {
-                Some(row) => batch.push(row),
+                Some(row) => chunk.push(row),
                 None => break,
             }
         }
-        if batch.is_empty() || sender.send(batch).is_err() {
+        if chunk.is_empty() || sender.send(chunk).is_err() {
             return;
         }
     }

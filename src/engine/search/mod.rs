@@ -17,7 +17,7 @@ pub mod tantivy_store;
 mod tests;
 
 pub use backend::{
-    generate_id, query_clause, BackendInfo, BulkResult, Doc, FactCounts, FactValueCount, FieldInfo, Hit, IndexFields, Result,
+    generate_id, query_clause, BackendInfo, BulkLoader, BulkResult, Doc, FactCounts, FactValueCount, FieldInfo, Hit, IndexFields, Result,
     SearchBackend, SearchError,
 };
 pub use elastic::ElasticBackend;

@@ -6,11 +6,13 @@
 //! fast, for ranges and aggregations). Numbers, booleans and RFC 3339 dates are typed values in
 //! both. Every `texta_facts` entry is also indexed as its own "fact document" (kind `f`, with
 //! `_parent`), which gives `nested` queries and fact aggregations Elasticsearch's semantics.
-//! Writes commit per call, so documents survive a crash once a call returns; the reader is
-//! reloaded after each commit.
+//! Writes commit per call, so documents survive a crash once a call returns; a bulk load
+//! (dataset import) commits when its caller says and holds segment merges off until it ends.
+//! The reader is reloaded on the first search after a commit.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Instant;
 
@@ -18,6 +20,7 @@ use serde_json::{json, Map, Value};
 use tantivy::aggregation::agg_req::Aggregations;
 use tantivy::aggregation::{AggContextParams, AggregationCollector, AggregationLimitsGuard};
 use tantivy::collector::{Count, TopDocs};
+use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery, TermSetQuery};
 use tantivy::schema::{IndexRecordOption, JsonObjectOptions, Schema, TextFieldIndexing, Value as _, FAST, STORED, STRING};
 use tantivy::tokenizer::{LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer};
@@ -26,8 +29,8 @@ use tantivy::{
 };
 
 use super::backend::{
-    generate_id, query_clause, BackendInfo, BulkResult, Doc, FactCounts, FactValueCount, Hit, IndexFields, Result, SearchBackend,
-    SearchError,
+    generate_id, query_clause, BackendInfo, BulkLoader, BulkResult, Doc, FactCounts, FactValueCount, Hit, IndexFields, Result,
+    SearchBackend, SearchError,
 };
 use super::dsl::{kind_query, DslContext, StoreFields, KIND_DOC, KIND_FACT};
 use super::mapping::{FieldTypes, FACTS_FIELD};
@@ -61,6 +64,10 @@ struct StoreIndex {
     fields: StoreFields,
     writer: Mutex<Option<IndexWriter>>,
     mapping: Mutex<FieldTypes>,
+    /// A commit happened since the reader was last reloaded.
+    stale: AtomicBool,
+    /// Bulk loads under way; segment merges wait until there are none.
+    bulk_loads: AtomicUsize,
 }
 
 fn backend_err(e: impl std::fmt::Display) -> SearchError {
@@ -180,10 +187,19 @@ impl StoreIndex {
             fields,
             writer: Mutex::new(None),
             mapping: Mutex::new(mapping),
+            stale: AtomicBool::new(false),
+            bulk_loads: AtomicUsize::new(0),
         })
     }
 
+    /// A searcher over everything committed so far.
     fn searcher(&self) -> Searcher {
+        if self.stale.swap(false, Ordering::AcqRel) {
+            if let Err(e) = self.reader.reload() {
+                self.stale.store(true, Ordering::Release);
+                eprintln!("ta: index {}: reader reload failed: {e}", self.name);
+            }
+        }
         self.reader.searcher()
     }
 
@@ -221,29 +237,37 @@ impl StoreIndex {
 
     /// Writes the given documents, replacing stored ones with the same id, and commits.
     fn write(&self, docs: Vec<Pending>) -> Result<()> {
-        let mut mapping = lock(&self.mapping);
-        let mut changed = false;
         self.with_writer(|writer| {
-            for Pending { id, source, replace } in docs {
-                let source = Value::Object(source);
-                changed |= mapping.observe(&source);
-                if replace {
-                    self.delete_by_id(writer, &id);
-                }
-                for doc in self.tantivy_docs(&id, source) {
-                    writer.add_document(doc).map_err(backend_err)?;
-                }
-            }
-            if changed {
-                mapping.save(&self.dir.join(MAPPING_FILE))?;
-            }
+            self.add(writer, docs)?;
             self.commit(writer)
         })
     }
 
+    /// Adds documents to the writer (durable at the next commit), replacing stored ones with
+    /// the same id; records new field paths in the mapping file.
+    fn add(&self, writer: &mut IndexWriter, docs: Vec<Pending>) -> Result<()> {
+        let mut mapping = lock(&self.mapping);
+        let mut changed = false;
+        for Pending { id, source, replace } in docs {
+            let source = Value::Object(source);
+            changed |= mapping.observe(&source);
+            if replace {
+                self.delete_by_id(writer, &id);
+            }
+            for doc in self.tantivy_docs(&id, source) {
+                writer.add_document(doc).map_err(backend_err)?;
+            }
+        }
+        if changed {
+            mapping.save(&self.dir.join(MAPPING_FILE))?;
+        }
+        Ok(())
+    }
+
     fn commit(&self, writer: &mut IndexWriter) -> Result<()> {
         writer.commit().map_err(backend_err)?;
-        self.reader.reload().map_err(backend_err)
+        self.stale.store(true, Ordering::Release);
+        Ok(())
     }
 
     fn delete_by_id(&self, writer: &IndexWriter, id: &str) {
@@ -337,6 +361,67 @@ impl StoreIndex {
         let searcher = self.searcher();
         let query = self.doc_query(&searcher, clause)?;
         Ok(searcher.search(&query, &Count).map_err(backend_err)? as u64)
+    }
+}
+
+/// Per-document outcomes of a bulk write and the documents to store: ids generated where
+/// absent, non-objects refused.
+fn pending(docs: Vec<Doc>) -> (BulkResult, Vec<Pending>) {
+    let mut results = Vec::with_capacity(docs.len());
+    let mut valid = Vec::with_capacity(docs.len());
+    for doc in docs {
+        let replace = doc.id.is_some();
+        let id = doc.id.unwrap_or_else(generate_id);
+        match doc.source {
+            Value::Object(source) => {
+                results.push(Ok(id.clone()));
+                valid.push(Pending { id, source, replace });
+            }
+            other => results.push(Err(format!("document [{id}] is not a JSON object: {other}"))),
+        }
+    }
+    (results, valid)
+}
+
+/// A bulk load: documents go to the shared writer without a commit each time, and segment
+/// merges are off until the last load of the index ends (merging while loading would rewrite
+/// the same documents again and again); merges resume with the next commit after that.
+struct TantivyLoader {
+    handle: Arc<StoreIndex>,
+}
+
+impl TantivyLoader {
+    fn start(handle: Arc<StoreIndex>) -> Result<Self> {
+        handle.bulk_loads.fetch_add(1, Ordering::AcqRel);
+        let loader = Self { handle };
+        loader.handle.with_writer(|writer| {
+            writer.set_merge_policy(Box::new(NoMergePolicy));
+            Ok(())
+        })?;
+        Ok(loader)
+    }
+}
+
+impl BulkLoader for TantivyLoader {
+    fn add(&mut self, docs: Vec<Doc>) -> Result<BulkResult> {
+        let (results, valid) = pending(docs);
+        self.handle.with_writer(|writer| self.handle.add(writer, valid))?;
+        Ok(results)
+    }
+
+    fn commit(&mut self) -> Result<()> {
+        self.handle.with_writer(|writer| self.handle.commit(writer))
+    }
+}
+
+impl Drop for TantivyLoader {
+    fn drop(&mut self) {
+        if self.handle.bulk_loads.fetch_sub(1, Ordering::AcqRel) == 1 {
+            let _ = self.handle.with_writer(|writer| {
+                writer.set_merge_policy(Box::new(LogMergePolicy::default()));
+                Ok(())
+            });
+        }
     }
 }
 
@@ -498,22 +583,14 @@ impl SearchBackend for TantivyBackend {
 
     fn bulk_index(&self, index: &str, docs: Vec<Doc>) -> Result<BulkResult> {
         self.create_index(index)?;
-        let handle = self.handle(index)?;
-        let mut results = Vec::with_capacity(docs.len());
-        let mut valid = Vec::with_capacity(docs.len());
-        for doc in docs {
-            let replace = doc.id.is_some();
-            let id = doc.id.unwrap_or_else(generate_id);
-            match doc.source {
-                Value::Object(source) => {
-                    results.push(Ok(id.clone()));
-                    valid.push(Pending { id, source, replace });
-                }
-                other => results.push(Err(format!("document [{id}] is not a JSON object: {other}"))),
-            }
-        }
-        handle.write(valid)?;
+        let (results, valid) = pending(docs);
+        self.handle(index)?.write(valid)?;
         Ok(results)
+    }
+
+    fn bulk_loader<'a>(&'a self, index: &str) -> Result<Box<dyn BulkLoader + 'a>> {
+        self.create_index(index)?;
+        Ok(Box::new(TantivyLoader::start(self.handle(index)?)?))
     }
 
     fn bulk_update(&self, index: &str, updates: Vec<(String, Map<String, Value>)>) -> Result<BulkResult> {

@@ -568,3 +568,22 @@ fn imports_the_first_excel_sheet() {
     assert_eq!((stats.num_documents, stats.num_documents_success), (2, 2));
     assert_eq!(matching_in(&backend, "excel", json!({"range": {"count": {"gt": 5}}})), 1);
 }
+
+#[test]
+fn generated_ids_are_unique_ordered_and_url_safe() {
+    let ids: Vec<String> = (0..100_000).map(|_| generate_id()).collect();
+    for id in &ids {
+        assert_eq!(id.len(), 20, "{id}");
+        assert!(id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'), "{id}");
+    }
+    let mut sorted = ids.clone();
+    sorted.sort_by_key(|id| base64_bytes(id));
+    assert_eq!(sorted, ids, "ids follow generation order");
+    sorted.dedup();
+    assert_eq!(sorted.len(), ids.len());
+}
+
+fn base64_bytes(id: &str) -> Vec<u8> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(id).unwrap()
+}
