@@ -124,17 +124,22 @@ impl Matcher {
     /// All matches in `text` (matched as given: callers trim request texts, not document fields).
     pub fn find(&self, text: &str) -> Result<Vec<Match>, MatchError> {
         let mut ctx = TextCtx::new(text, self.backtracks.then(|| Instant::now() + self.timeout));
-        let counters = match &self.counter {
-            Some(unit) => unit.find_all(&mut ctx)?,
-            None => Vec::new(),
-        };
-        let counters: Vec<Raw> = counters.into_iter().map(|c| trim_raw(text, c)).collect();
+        // Counter matches are looked for only once a unit has matched: a text without
+        // lexicon matches needs no second scan.
+        let mut counters: Option<Vec<Raw>> = None;
         let mut out = Vec::new();
         let mut found_units = 0usize;
         for unit in &self.units {
             let before = out.len();
             for raw in unit.find_all(&mut ctx)? {
                 let m = trim_raw(text, raw);
+                let counters = match &mut counters {
+                    Some(found) => found,
+                    None => counters.insert(match &self.counter {
+                        Some(unit) => unit.find_all(&mut ctx)?.into_iter().map(|c| trim_raw(text, c)).collect(),
+                        None => Vec::new(),
+                    }),
+                };
                 if !counters.iter().any(|c| self.cancels(text, c, &m)) {
                     out.push(m);
                 }

@@ -5,7 +5,8 @@
 //! 256 characters kept whole, as Elasticsearch's `keyword` subfield with `ignore_above: 256`;
 //! fast, for ranges and aggregations). Numbers, booleans and RFC 3339 dates are typed values in
 //! both. Every `texta_facts` entry is also indexed as its own "fact document" (kind `f`, with
-//! `_parent`), which gives `nested` queries and fact aggregations Elasticsearch's semantics.
+//! `_parent`), which gives `nested` queries and fact aggregations Elasticsearch's semantics;
+//! fact fields are keywords (TEXTA's fact mapping), so fact documents have `kw` only.
 //! Writes commit per call, so documents survive a crash once a call returns; a bulk load
 //! (dataset import) commits when its caller says and holds segment merges off until it ends.
 //! The reader is reloaded on the first search after a commit.
@@ -296,7 +297,6 @@ impl StoreIndex {
             let mut child = TantivyDocument::new();
             child.add_text(f.kind, KIND_FACT);
             child.add_text(f.parent, id);
-            child.add_field_value(f.text, &wrapped);
             child.add_field_value(f.kw, &keyword_view(&wrapped));
             docs.push(child);
         }
