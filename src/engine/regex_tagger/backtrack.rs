@@ -7,7 +7,8 @@
 //! previous match ended),
 //! then deletion (the item skipped); after a literal string of two or more characters the
 //! engine may, on backtracking, insert further text characters, and so may the end of a fuzzy
-//! group. Every search is bounded by a
+//! group. A repeat goes on after an iteration that advanced or spent an edit (a lone deletion
+//! is an iteration), except at the text end. Every search is bounded by a
 //! deadline, a step budget check and a recursion-depth limit.
 
 use std::sync::Arc;
@@ -93,6 +94,10 @@ struct Run<'t> {
 impl Run<'_> {
     fn can_err(&self) -> bool {
         self.fuzzy.is_some_and(|f| f.cost < f.max)
+    }
+
+    fn cost(&self) -> u32 {
+        self.fuzzy.map_or(0, |f| f.cost)
     }
 
     fn add_cost(&mut self, delta: i32) {
@@ -311,10 +316,15 @@ impl Program {
     ) -> bool {
         let can_more = max.is_none_or(|m| count < m);
         let more = |r: &mut Run<'t>, k: Cont<'_, 't>| {
+            let cost = r.cost();
             can_more
                 && self.m(p, pos, r, &mut |q, r| {
-                    if q == pos && count >= min {
-                        return false;
+                    // As the module's END_*_REPEAT: an iteration that neither advanced nor
+                    // spent an edit (a fuzzy deletion counts as a change) ends the repeat, and
+                    // so does reaching the text end once the minimum is met when fuzzy.
+                    let at_end = r.fuzzy.is_some() && count + 1 >= min && q >= r.text.len();
+                    if (q == pos && r.cost() == cost) || at_end {
+                        return k(q, r);
                     }
                     self.repeat_n(p, min, max, kind, count + 1, q, r, k)
                 })

@@ -36,6 +36,27 @@ fn fuzzy_is_first_match() {
     assert_eq!(found(&exact, "see kass."), pairs(&[("kass.", [4, 9])]));
 }
 
+/// A repeat iteration made of a fuzzy deletion alone still counts (it spent an edit), so the
+/// module explores it before leaving the repeat: with phrase slop, `big dog` wins over the
+/// longer `big dog mat dgo` that spends the edit on `dgo`. Expected values from the reference.
+#[test]
+fn fuzzy_deletion_iterations_of_repeats() {
+    let m = matcher(&["big dog", "sat", "dog"], |c| {
+        c.phrase_slop = 2;
+        c.n_allowed_edits = 1;
+        c.ignore_case = false;
+    });
+    assert_eq!(
+        found(&m, "big dog mat dgo kass house big a suur mat"),
+        pairs(&[("big dog", [0, 7]), ("mat", [8, 11]), ("dgo", [12, 15]), ("mat", [38, 41])])
+    );
+    let m = matcher(&[r"x\s*(\S+\s+){,2}y"], |c| {
+        c.n_allowed_edits = 1;
+        c.return_fuzzy_match = false;
+    });
+    assert_eq!(found(&m, "xybdacy b"), pairs(&[("xy", [0, 2])]));
+}
+
 #[test]
 fn spans_are_code_points() {
     let m = matcher(&["õun"], |c| c.match_type = MatchType::Exact);
