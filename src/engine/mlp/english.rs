@@ -177,6 +177,36 @@ fn particles_before_prepositions(tags: &mut [String]) {
     }
 }
 
+/// EWT tags `to` as `TO` only as the infinitive marker: a `to` whose next word (past
+/// adverbs) is not a verb is the preposition `IN` (`go to/IN the menu`, `to/TO come`).
+fn prepositional_to(tags: &mut [String]) {
+    for i in 0..tags.len() {
+        if tags[i] != "TO" {
+            continue;
+        }
+        let next = tags[i + 1..].iter().find(|t| !matches!(t.as_str(), "RB" | "RBR" | "RBS"));
+        if !next.is_some_and(|t| t.starts_with("VB") || t == "MD") {
+            tags[i] = "IN".into();
+        }
+    }
+}
+
+/// PTB/EWT quote tags, which the WSJ-trained tagger never saw as `"`: an opening quote is
+/// ``` `` ```, a closing one `''`; straight quotes alternate within the text.
+fn quotes(words: &[&str], tags: &mut [String]) {
+    let mut open = false;
+    for (word, tag) in words.iter().zip(tags.iter_mut()) {
+        let opening = match *word {
+            "“" | "«" | "„" => true,
+            "”" | "»" => false,
+            "\"" => !open,
+            _ => continue,
+        };
+        open = opening;
+        *tag = if opening { "``" } else { "''" }.into();
+    }
+}
+
 #[derive(Deserialize)]
 struct LemmaTables {
     lookup: HashMap<String, String>,
@@ -288,6 +318,8 @@ impl English {
         let words: Vec<&str> = sentences.iter().flatten().copied().collect();
         let mut tags: Vec<String> = words.iter().zip(self.tagger.tag(sentences)).map(|(w, t)| ewt_tag(w, t)).collect();
         particles_before_prepositions(&mut tags);
+        prepositional_to(&mut tags);
+        quotes(&words, &mut tags);
         words
             .iter()
             .zip(tags)
@@ -298,5 +330,29 @@ impl English {
     /// Raw PTB tags (for the WSJ fidelity benchmark).
     pub fn tag_raw(&self, sentences: &[Vec<&str>]) -> Vec<String> {
         self.tagger.tag(sentences)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{prepositional_to, quotes};
+
+    fn tags(list: &str) -> Vec<String> {
+        list.split(' ').map(String::from).collect()
+    }
+
+    #[test]
+    fn to_before_a_verb_stays_to() {
+        let mut t = tags("JJ TO VB RB IN TO RB VB TO DT NN TO");
+        prepositional_to(&mut t);
+        assert_eq!(t, tags("JJ TO VB RB IN TO RB VB IN DT NN IN"));
+    }
+
+    #[test]
+    fn quotes_alternate() {
+        let words = ["Choose", "\"", "System", "\"", "or", "“", "x", "”"];
+        let mut t = tags("VB NN NNP NNP CC JJ NN NN");
+        quotes(&words, &mut t);
+        assert_eq!(t, tags("VB `` NNP '' CC `` NN ''"));
     }
 }

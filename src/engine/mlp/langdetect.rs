@@ -123,23 +123,23 @@ impl LangDetector {
         })
     }
 
-    /// The most probable language, or `None` when the text has no features (or no language
-    /// reaches probability 0.1).
-    pub fn detect(&self, text: &str) -> Option<&str> {
+    /// `detect_langs`: the languages above probability 0.1, most probable first (empty when
+    /// the text has no features).
+    pub fn ranked(&self, text: &str) -> Vec<(&str, f64)> {
         let text = self.prepare(text);
         let ngrams = self.extract_ngrams(&text);
         if ngrams.is_empty() {
-            return None;
+            return Vec::new();
         }
         let probs = self.detect_block(&ngrams);
-        let mut ranked: Vec<(f64, &str)> = probs
+        let mut ranked: Vec<(&str, f64)> = probs
             .iter()
             .zip(&self.languages)
             .filter(|(p, _)| **p > PROB_THRESHOLD)
-            .map(|(p, l)| (*p, l.as_str()))
+            .map(|(p, l)| (l.as_str(), *p))
             .collect();
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
-        ranked.first().map(|(_, l)| *l)
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+        ranked
     }
 
     /// `Detector.append` + `cleaning_text`.

@@ -8,6 +8,7 @@
 //! mlp.md §7 (tokens as lemmas, `X` tags, regex facts) instead of failing the request.
 //! `service` connects it to the `Engine` (shared instance, request validation, health).
 
+pub mod accuracy;
 mod english;
 mod entities;
 mod estonian;
@@ -268,17 +269,14 @@ impl MlpEngine {
         respond(&joined, &analysis, analyzers, &facts)
     }
 
-    /// Detected language if configured, else the default (mlp.md §2.5).
+    /// The language of `text` (mlp.md §2.5, with the departures in the README): see
+    /// [`decide_language`].
     pub fn detect(&self, text: &str) -> Lang {
         if self.cfg.languages.len() == 1 {
             return self.cfg.languages[0];
         }
-        self.detector
-            .as_ref()
-            .and_then(|d| d.detect(text))
-            .and_then(Lang::from_code)
-            .filter(|l| self.cfg.languages.contains(l))
-            .unwrap_or(self.cfg.default_language)
+        let ranked = self.detector.as_ref().map(|d| d.ranked(text)).unwrap_or_default();
+        decide_language(&ranked, text, &self.cfg.languages, self.cfg.default_language)
     }
 
     fn analyze(&self, text: &str, lang: Lang, analyzers: &Analyzers) -> Analysis {
@@ -348,6 +346,12 @@ impl MlpEngine {
             .map(|pairs| pairs.into_iter().map(|(l, t)| (clean_lemma(&l), clean_tag(&t))).collect())
     }
 
+    /// Whether the Russian dictionary has `word` (`None` when Russian is not loaded); words
+    /// it lacks are analysed by the suffix guesser.
+    pub fn russian_knows(&self, word: &str) -> Option<bool> {
+        self.pipelines.russian.as_ref().map(|r| r.knows(word))
+    }
+
     /// Raw textblob-aptagger PTB tags (for the WSJ fidelity benchmark).
     pub fn english_raw_tags(&self, sentences: &[Vec<&str>]) -> Option<Vec<String>> {
         self.pipelines.english.as_ref().map(|e| e.tag_raw(sentences))
@@ -362,6 +366,35 @@ impl MlpEngine {
             .map(|s| s.into_iter().map(|t| t.text).collect())
             .collect()
     }
+}
+
+/// The first language of langdetect's ranking (`(code, probability)`, most probable first)
+/// that is among `configured`.
+pub fn choose_language(ranked: &[(&str, f64)], configured: &[Lang]) -> Option<Lang> {
+    ranked
+        .iter()
+        .filter_map(|(code, _)| Lang::from_code(code))
+        .find(|l| configured.contains(l))
+}
+
+/// The language ta analyses `text` as, from langdetect's ranking (`detect_langs`):
+/// 1. the most probable configured language it reports (probability above 0.1); when its
+///    top answer is configured, that answer, as in texta-mlp 1.4;
+/// 2. else, for a text written mostly in Cyrillic letters, `ru` when configured (langdetect
+///    calls short Russian menu texts `bg` or `mk`; the default language is Latin-script);
+/// 3. else the default.
+pub fn decide_language(ranked: &[(&str, f64)], text: &str, configured: &[Lang], default: Lang) -> Lang {
+    if let Some(lang) = choose_language(ranked, configured) {
+        return lang;
+    }
+    let letters = text.chars().filter(|c| c.is_alphabetic());
+    let (cyrillic, all) = letters.fold((0usize, 0usize), |(c, n), ch| {
+        (c + ('\u{400}'..='\u{4ff}').contains(&ch) as usize, n + 1)
+    });
+    if configured.contains(&Lang::Ru) && cyrillic * 2 > all {
+        return Lang::Ru;
+    }
+    default
 }
 
 /// mlp.md §2.3: `_`/`=` removed from lemmas longer than 2 characters; no whitespace; empty → `X`.

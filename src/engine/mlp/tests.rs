@@ -170,6 +170,40 @@ fn fallback_language_for_featureless_text() {
     }
 }
 
+#[test]
+fn configured_runner_up_wins_over_default() {
+    let configured = [Lang::Et, Lang::En, Lang::Ru];
+    assert_eq!(choose_language(&[("bg", 0.6), ("ru", 0.4)], &configured), Some(Lang::Ru));
+    assert_eq!(choose_language(&[("en", 0.9), ("et", 0.1)], &configured), Some(Lang::En));
+    assert_eq!(choose_language(&[("ar", 0.99)], &configured), None);
+    assert_eq!(choose_language(&[("bg", 0.6), ("ru", 0.4)], &[Lang::Et, Lang::En]), None);
+    let decide = |ranked: &[(&str, f64)], text: &str| decide_language(ranked, text, &configured, Lang::Et);
+    assert_eq!(decide(&[("mk", 0.99)], "Нажмите кнопку Формат."), Lang::Ru);
+    assert_eq!(decide(&[("de", 0.99)], "Wählen Sie Format"), Lang::Et);
+    assert_eq!(decide(&[], "12345"), Lang::Et);
+    assert_eq!(
+        decide_language(&[("mk", 0.99)], "Нажмите", &[Lang::Et, Lang::En], Lang::En),
+        Lang::En
+    );
+    let Some(e) = engine() else { return };
+    // langdetect's top answers: bg (with ru as runner-up), mk (alone), ar (the default)
+    assert_eq!(e.detect("Выберите Сервис - Автозамена."), Lang::Ru);
+    assert_eq!(e.detect("По завершении нажмите клавишу ESC."), Lang::Ru);
+    assert_eq!(e.detect("مرحبا بالعالم، هذا نص عربي قصير للاختبار"), Lang::Et);
+}
+
+#[test]
+fn russian_unknown_words_are_guessed() {
+    let Some(e) = engine() else { return };
+    let words = ["автозамены", "HTML-документах", "лист2", "смартфонами"];
+    assert_eq!(e.russian_knows("автозамены"), Some(false));
+    let out = e.analyze_tokens(&[words.to_vec()], Lang::Ru).unwrap();
+    let lemmas: Vec<&str> = out.iter().map(|(l, _)| l.as_str()).collect();
+    let tags: Vec<&str> = out.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(lemmas, ["автозамена", "html-документ", "лист2", "смартфон"]);
+    assert_eq!(tags, ["NOUN", "NOUN", "X", "NOUN"]);
+}
+
 /// Deterministic pseudo-random texts mixing scripts, HTML, emoji, numbers and contacts.
 fn random_texts(n: usize) -> Vec<String> {
     const PIECES: &[&str] = &[
