@@ -28,27 +28,58 @@ fn progress_bar() -> indicatif::ProgressBar {
     }
 }
 
-/// Read stdin in chunks on a separate thread, one chunk ahead of the consumer.
-fn read_ahead() -> mpsc::Receiver<std::io::Result<Vec<String>>> {
+/// Up to `CHUNK` input lines in one buffer: `ends[i]` is where line `i` ends in `text`
+/// (line ends removed).
+struct Chunk {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl Chunk {
+    fn lines(&self) -> Vec<&str> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&end| {
+                let line = &self.text[start..end];
+                start = end;
+                line
+            })
+            .collect()
+    }
+}
+
+/// Read stdin in chunks on a separate thread, one chunk ahead of the consumer: one buffer
+/// per chunk rather than one string per line.
+fn read_ahead() -> mpsc::Receiver<std::io::Result<Chunk>> {
     let (tx, rx) = mpsc::sync_channel(1);
     std::thread::spawn(move || {
-        let mut lines = std::io::stdin().lock().lines().map(|line| {
-            line.map(|mut l| {
-                if l.ends_with('\r') {
-                    l.pop();
-                }
-                l
-            })
-        });
+        let mut input = std::io::stdin().lock();
         loop {
-            let chunk: std::io::Result<Vec<String>> = lines.by_ref().take(CHUNK).collect();
-            let done = matches!(&chunk, Ok(c) if c.len() < CHUNK) || chunk.is_err();
+            let chunk = read_chunk(&mut input);
+            let done = matches!(&chunk, Ok(c) if c.ends.len() < CHUNK) || chunk.is_err();
             if tx.send(chunk).is_err() || done {
                 break;
             }
         }
     });
     rx
+}
+
+fn read_chunk(input: &mut impl BufRead) -> std::io::Result<Chunk> {
+    let mut bytes = Vec::new();
+    let mut ends = Vec::with_capacity(CHUNK);
+    while ends.len() < CHUNK && input.read_until(b'\n', &mut bytes)? > 0 {
+        for end in [b'\n', b'\r'] {
+            if bytes.last() == Some(&end) {
+                bytes.pop();
+            }
+        }
+        ends.push(bytes.len());
+    }
+    let text =
+        String::from_utf8(bytes).map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "stream did not contain valid UTF-8"))?;
+    Ok(Chunk { text, ends })
 }
 
 /// Write chunks of JSON texts to stdout on a separate thread, one chunk behind the work.
@@ -78,19 +109,20 @@ pub fn run(mut process: impl FnMut(&[BatchItem]) -> Result<Vec<String>>) -> Resu
 
 /// Run `process` over the raw lines of stdin chunk by chunk (line ends removed), writing its
 /// JSON texts to stdout in input order. Reading, processing and writing overlap.
-pub fn run_lines(mut process: impl FnMut(&[String]) -> Result<Vec<String>>) -> Result<()> {
+pub fn run_lines(mut process: impl FnMut(&[&str]) -> Result<Vec<String>>) -> Result<()> {
     let pb = progress_bar();
     let (out, writer) = write_behind();
     let mut outcome = Ok(());
     for chunk in read_ahead() {
-        let lines = match chunk {
-            Ok(l) if l.is_empty() => break,
-            Ok(l) => l,
+        let chunk = match chunk {
+            Ok(c) if c.ends.is_empty() => break,
+            Ok(c) => c,
             Err(e) => {
                 outcome = Err(Error::BadRequest(format!("cannot read input: {e}")));
                 break;
             }
         };
+        let lines = chunk.lines();
         match process(&lines) {
             Ok(results) => {
                 if out.send(results).is_err() {

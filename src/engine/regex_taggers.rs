@@ -490,7 +490,7 @@ fn item_json<T: Serialize>(r: Result<T>) -> String {
 /// only as far as the field lookups need. Texts are trimmed like request texts and a blank
 /// one is an item error.
 fn tag_lines<T: Serialize + Send>(
-    lines: &[String],
+    lines: &[&str],
     text: impl Fn(&str) -> Result<T, MatchError> + Sync,
     doc: impl Fn(&Sparse) -> Result<T, MatchError> + Sync,
 ) -> Vec<String> {
@@ -512,7 +512,7 @@ fn tag_lines<T: Serialize + Send>(
 impl Engine {
     /// Tag batch input lines (texts or documents) with one tagger, in parallel, keeping
     /// input order; one JSON text per line.
-    pub fn regex_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, lines: &[String], fields: &[String]) -> Result<Vec<String>> {
+    pub fn regex_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, lines: &[&str], fields: &[String]) -> Result<Vec<String>> {
         let (r, m) = self.tagger(ctx, pk, id)?;
         Ok(tag_lines(
             lines,
@@ -523,7 +523,7 @@ impl Engine {
 
     /// Tag batch input lines (texts or documents) with one group, in parallel, keeping
     /// input order; one JSON text per line.
-    pub fn group_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, lines: &[String], fields: &[String]) -> Result<Vec<String>> {
+    pub fn group_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, lines: &[&str], fields: &[String]) -> Result<Vec<String>> {
         let (g, members) = self.loaded_group(ctx, pk, id)?;
         let members = as_members(&members);
         Ok(tag_lines(
