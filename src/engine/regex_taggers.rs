@@ -480,7 +480,12 @@ impl Engine {
 /// Outcome of one item as a JSON line: its result, or `{"error": ...}` so one bad line
 /// does not stop a stream. Serialised straight from the typed result.
 fn item_json<T: Serialize>(r: Result<T>) -> String {
-    match r.and_then(|v| serde_json::to_string(&v).map_err(Error::internal)) {
+    let serialized = r.and_then(|v| {
+        let mut out = Vec::with_capacity(512);
+        serde_json::to_writer(&mut out, &v).map_err(Error::internal)?;
+        String::from_utf8(out).map_err(Error::internal)
+    });
+    match serialized {
         Ok(s) => s,
         Err(e) => json!({"error": e.to_string()}).to_string(),
     }
