@@ -9,7 +9,7 @@
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 #[cfg(ta_vabamorf)]
 use ffi::*;
@@ -43,7 +43,7 @@ mod stand_in {
 
 struct Handle(*mut c_void);
 
-// The handle is only used while holding the engine's mutex.
+// A handle is used by one thread at a time: it is taken out of the pool for a call.
 unsafe impl Send for Handle {}
 
 impl Drop for Handle {
@@ -52,9 +52,40 @@ impl Drop for Handle {
     }
 }
 
-/// Vabamorf instance; calls are serialised (Vabamorf keeps per-call state).
+/// Vabamorf instances. One instance keeps per-call state (its analyser and disambiguator),
+/// so a call takes an instance out of the pool for the text and puts it back afterwards.
+/// Separate instances share no mutable state (README, "Estonian concurrency"), so calls on
+/// different instances run in parallel. One instance opens at load; more open on demand when
+/// calls overlap, up to `max` (the core count unless `TA_MLP_ET_INSTANCES` says otherwise).
 pub struct Estonian {
-    handle: Mutex<Handle>,
+    lex: CString,
+    disamb: CString,
+    max: usize,
+    pool: Mutex<Pool>,
+    returned: Condvar,
+}
+
+struct Pool {
+    idle: Vec<Handle>,
+    /// Instances opened (idle + in use).
+    opened: usize,
+    /// Set when opening another instance failed: stay with those already open.
+    full: bool,
+}
+
+/// An instance taken from the pool; goes back on drop.
+struct Lease<'a> {
+    owner: &'a Estonian,
+    handle: Option<Handle>,
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if let Some(h) = self.handle.take() {
+            self.owner.lock_pool().idle.push(h);
+            self.owner.returned.notify_one();
+        }
+    }
 }
 
 fn c_path(p: &Path) -> Result<CString, String> {
@@ -62,7 +93,8 @@ fn c_path(p: &Path) -> Result<CString, String> {
 }
 
 impl Estonian {
-    pub fn load(dir: &Path) -> Result<Estonian, String> {
+    /// Opens one instance; up to `max` in all (0: one per core).
+    pub fn load(dir: &Path, max: usize) -> Result<Estonian, String> {
         if cfg!(not(ta_vabamorf)) {
             return Err(
                 "Estonian morphology not built in: third_party/vabamorf/ was missing at build time (run scripts/setup.sh, then rebuild)"
@@ -75,51 +107,122 @@ impl Estonian {
                 return Err(format!("{}: missing", f.display()));
             }
         }
-        let handle = unsafe { ta_vm_open(c_path(&lex)?.as_ptr(), c_path(&disamb)?.as_ptr()) };
-        if handle.is_null() {
-            return Err(format!("{}: Vabamorf could not open the lexicons", dir.display()));
+        let max = match max {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let et = Estonian::with_max(c_path(&lex)?, c_path(&disamb)?, max);
+        let first = et
+            .open()
+            .ok_or_else(|| format!("{}: Vabamorf could not open the lexicons", dir.display()))?;
+        {
+            let mut pool = et.lock_pool();
+            pool.idle.push(first);
+            pool.opened = 1;
         }
-        Ok(Estonian {
-            handle: Mutex::new(Handle(handle)),
-        })
+        Ok(et)
     }
 
-    /// (lemma, POS letter) per word of every sentence, flattened.
-    pub fn analyze(&self, sentences: &[Vec<&str>]) -> Vec<(String, String)> {
-        sentences.iter().flat_map(|s| self.analyze_sentence(s)).collect()
+    fn with_max(lex: CString, disamb: CString, max: usize) -> Estonian {
+        Estonian {
+            lex,
+            disamb,
+            max: max.max(1),
+            pool: Mutex::new(Pool {
+                idle: Vec::new(),
+                opened: 0,
+                full: false,
+            }),
+            returned: Condvar::new(),
+        }
     }
 
-    fn analyze_sentence(&self, words: &[&str]) -> Vec<(String, String)> {
-        let raw = self.call(words).unwrap_or_default();
-        let mut lines = raw.split('\n');
-        words
-            .iter()
-            .map(|w| {
-                let line = lines.next().unwrap_or("");
-                match line.split_once('\t') {
-                    Some((root, pos)) if !root.is_empty() => (lemma_from_root(root, pos), pos_tag(w, pos)),
-                    _ => (w.to_string(), "X".to_string()),
+    fn open(&self) -> Option<Handle> {
+        let handle = unsafe { ta_vm_open(self.lex.as_ptr(), self.disamb.as_ptr()) };
+        (!handle.is_null()).then_some(Handle(handle))
+    }
+
+    fn lock_pool(&self) -> MutexGuard<'_, Pool> {
+        self.pool.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// An idle instance; else a new one while fewer than `max` are open; else wait for one.
+    fn lease(&self) -> Lease<'_> {
+        let mut pool = self.lock_pool();
+        loop {
+            if let Some(h) = pool.idle.pop() {
+                return Lease {
+                    owner: self,
+                    handle: Some(h),
+                };
+            }
+            if !pool.full && pool.opened < self.max {
+                pool.opened += 1;
+                drop(pool);
+                if let Some(h) = self.open() {
+                    return Lease {
+                        owner: self,
+                        handle: Some(h),
+                    };
                 }
-            })
-            .collect()
+                pool = self.lock_pool();
+                pool.opened -= 1;
+                pool.full = true;
+                continue;
+            }
+            pool = self.returned.wait(pool).unwrap_or_else(|e| e.into_inner());
+        }
     }
 
-    fn call(&self, words: &[&str]) -> Option<String> {
-        let owned: Vec<CString> = words
-            .iter()
-            .map(|w| CString::new(w.replace('\0', "")).unwrap_or_default())
-            .collect();
-        let ptrs: Vec<*const c_char> = owned.iter().map(|c| c.as_ptr()).collect();
-        let guard = self.handle.lock().unwrap_or_else(|e| e.into_inner());
-        let out = unsafe { ta_vm_analyze(guard.0, ptrs.as_ptr(), ptrs.len() as c_int) };
-        drop(guard);
-        if out.is_null() {
-            return None;
-        }
-        let text = unsafe { CStr::from_ptr(out) }.to_string_lossy().into_owned();
-        unsafe { ta_vm_free(out) };
-        Some(text)
+    /// Instances open now.
+    #[cfg(test)]
+    pub(crate) fn instances(&self) -> usize {
+        self.lock_pool().opened
     }
+
+    /// (lemma, POS letter) per word of every sentence, flattened; one instance for the text.
+    pub fn analyze(&self, sentences: &[Vec<&str>]) -> Vec<(String, String)> {
+        if sentences.iter().all(|s| s.is_empty()) {
+            return Vec::new();
+        }
+        let lease = self.lease();
+        let handle = lease.handle.as_ref().map_or(std::ptr::null_mut(), |h| h.0);
+        sentences.iter().flat_map(|s| analyze_sentence(handle, s)).collect()
+    }
+}
+
+fn analyze_sentence(handle: *mut c_void, words: &[&str]) -> Vec<(String, String)> {
+    let raw = call(handle, words).unwrap_or_default();
+    let mut lines = raw.split('\n');
+    words
+        .iter()
+        .map(|w| {
+            let line = lines.next().unwrap_or("");
+            match line.split_once('\t') {
+                Some((root, pos)) if !root.is_empty() => (lemma_from_root(root, pos), pos_tag(w, pos)),
+                _ => (w.to_string(), "X".to_string()),
+            }
+        })
+        .collect()
+}
+
+/// One sentence through the instance `handle`, which the caller holds alone.
+fn call(handle: *mut c_void, words: &[&str]) -> Option<String> {
+    if handle.is_null() {
+        return None;
+    }
+    let owned: Vec<CString> = words
+        .iter()
+        .map(|w| CString::new(w.replace('\0', "")).unwrap_or_default())
+        .collect();
+    let ptrs: Vec<*const c_char> = owned.iter().map(|c| c.as_ptr()).collect();
+    let out = unsafe { ta_vm_analyze(handle, ptrs.as_ptr(), ptrs.len() as c_int) };
+    if out.is_null() {
+        return None;
+    }
+    let text = unsafe { CStr::from_ptr(out) }.to_string_lossy().into_owned();
+    unsafe { ta_vm_free(out) };
+    Some(text)
 }
 
 const PHONETIC_MARKERS: [char; 4] = ['~', '?', ']', '<'];

@@ -60,12 +60,15 @@ impl Lang {
     }
 }
 
-/// Engine settings (env: `TA_MLP_LANGUAGES`, `TA_MLP_DEFAULT_LANGUAGE`, `TA_MLP_RU_POS`).
+/// Engine settings (env: `TA_MLP_LANGUAGES`, `TA_MLP_DEFAULT_LANGUAGE`, `TA_MLP_RU_POS`,
+/// `TA_MLP_ET_INSTANCES`).
 #[derive(Debug, Clone)]
 pub struct MlpConfig {
     pub languages: Vec<Lang>,
     pub default_language: Lang,
     pub ru_pos: RuPos,
+    /// Most Vabamorf instances Estonian analysis opens (each about 29 MB); 0: one per core.
+    pub et_instances: usize,
     /// Reported as `status.version`.
     pub version: String,
 }
@@ -76,6 +79,7 @@ impl Default for MlpConfig {
             languages: vec![Lang::Et, Lang::En, Lang::Ru],
             default_language: Lang::Et,
             ru_pos: RuPos::Upos,
+            et_instances: 0,
             version: "0.1.0".into(),
         }
     }
@@ -99,6 +103,9 @@ impl MlpConfig {
         }
         if std::env::var("TA_MLP_RU_POS").is_ok_and(|v| v.eq_ignore_ascii_case("x")) {
             cfg.ru_pos = RuPos::X;
+        }
+        if let Some(n) = std::env::var("TA_MLP_ET_INSTANCES").ok().and_then(|v| v.trim().parse().ok()) {
+            cfg.et_instances = n;
         }
         cfg
     }
@@ -216,7 +223,7 @@ impl MlpEngine {
         for lang in &cfg.languages {
             match lang {
                 Lang::En => pipelines.english = record(English::load(&dir.join("en")), &mut errors),
-                Lang::Et => pipelines.estonian = record(Estonian::load(&dir.join("et")), &mut errors),
+                Lang::Et => pipelines.estonian = record(Estonian::load(&dir.join("et"), cfg.et_instances), &mut errors),
                 Lang::Ru => pipelines.russian = record(Russian::load(&dir.join("ru"), cfg.ru_pos), &mut errors),
             }
         }

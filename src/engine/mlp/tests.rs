@@ -204,6 +204,86 @@ fn russian_unknown_words_are_guessed() {
     assert_eq!(tags, ["NOUN", "NOUN", "X", "NOUN"]);
 }
 
+/// `n` Estonian texts: ordered pairs of help-style and everyday sentences, so that the
+/// disambiguator sees each sentence in varied company.
+fn estonian_texts(n: usize) -> Vec<String> {
+    const BASE: &[&str] = &[
+        "Selle eestikeelse lausega võiks midagi ehk öelda.",
+        "Valige Tööriistad - Automaatkorrektuur ja klõpsake sakil Asendus.",
+        "Kui lahter on tühi, jätab funktsioon selle arvutamisel vahele.",
+        "Dokumendi salvestamiseks vajutage klahvikombinatsiooni Ctrl+S.",
+        "Tabeli read ja veerud saab peita või uuesti nähtavaks teha.",
+        "Mari läks eile poodi ja ostis leiba, piima ning kolm õuna.",
+        "Kas sa tuled homme meile õhtusöögile?",
+        "Ilm oli nii ilus, et otsustasime minna mere äärde jalutama.",
+        "Kõik muudatused salvestatakse automaatselt iga kümne minuti järel.",
+        "Pildi suuruse muutmiseks lohistage selle nurgas olevat käepidet.",
+        "Vali loendist sobiv keel ning kinnita valik nupuga Sobib.",
+        "Tallinna vanalinn on kantud UNESCO maailmapärandi nimekirja.",
+        "Ta ei teadnud, kas peaks naerma või nutma.",
+        "Lõpuks jõudsid nad pärast pikka teekonda koju.",
+        "Teksti vormindamiseks kasutage vormindusriba nuppe.",
+        "See valem arvutab kahe kuupäeva vahelise päevade arvu.",
+        "Lapsed mängisid õues, kuni hakkas sadama.",
+        "Andmebaasi tabelisse lisatakse uus kirje.",
+        "Esitluse slaidide vahetamiseks klõpsake hiirega.",
+        "Eesti Vabariigi president pidas vabariigi aastapäeval kõne.",
+        "Printeri sätete muutmiseks avage dialoog Printeri sätted.",
+        "Kassid magavad päikese käes ja koerad hauguvad aia taga.",
+        "Makrode salvestamine ei ole kõigis moodulites võimalik.",
+        "Õpetaja palus õpilastel raamatud lahti teha leheküljelt kaksteist.",
+        "Kui soovite kustutada mitu lahtrit korraga, valige need esmalt.",
+        "Suvel sõidame vanaemale külla Saaremaale.",
+        "Sõnaraamatu abil leiab tundmatutele sõnadele tähenduse.",
+        "Diagrammi tüüpi saab hiljem muuta kontekstimenüü kaudu.",
+        "Tema vend töötab Tartus arstina juba kümme aastat.",
+        "Väljad võivad sisaldada teksti, numbreid või kuupäevi.",
+        "Ära unusta enne lahkumist tuld kustutada!",
+        "Otsi ja asenda dialoogis saab kasutada regulaaravaldisi.",
+    ];
+    let k = BASE.len();
+    (0..n)
+        .map(|i| format!("{} {}", BASE[i % k], BASE[(i / k + i * 7 + 3) % k]))
+        .collect()
+}
+
+/// Separate Vabamorf instances share no mutable state (README, "Estonian concurrency"):
+/// the same texts analysed one by one and then from several threads at once, over several
+/// instances, give identical lemmas and tags.
+#[test]
+fn estonian_parallel_equals_sequential() {
+    use rayon::prelude::*;
+    let (Some(e), Some(dir)) = (engine(), data_dir()) else { return };
+    let texts = estonian_texts(320);
+    let tokens: Vec<Vec<Vec<String>>> = texts
+        .iter()
+        .map(|t| {
+            e.tokenizer
+                .tokenize(t, Lang::Et)
+                .iter()
+                .map(|s| s.iter().map(|tok| tok.text.clone()).collect())
+                .collect()
+        })
+        .collect();
+    let et = estonian::Estonian::load(&dir.join("mlp/et"), 4).unwrap();
+    let analyse = |sentences: &Vec<Vec<String>>| {
+        let words: Vec<Vec<&str>> = sentences.iter().map(|s| s.iter().map(String::as_str).collect()).collect();
+        et.analyze(&words)
+    };
+    let sequential: Vec<_> = tokens.iter().map(analyse).collect();
+    assert!(sequential.iter().flatten().all(|(_, tag)| tag != "X"), "unanalysed words");
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+    for _ in 0..3 {
+        let parallel: Vec<_> = pool.install(|| tokens.par_iter().map(analyse).collect());
+        assert_eq!(parallel, sequential);
+    }
+    assert!(et.instances() >= 2, "the parallel runs used one instance");
+    // the engine's own pool, through `process`
+    let sequential: Vec<Value> = texts.iter().map(|t| run(e, t)).collect();
+    let parallel: Vec<Value> = pool.install(|| texts.par_iter().map(|t| run(e, t)).collect());
+    assert_eq!(parallel, sequential);
+}
+
 /// Deterministic pseudo-random texts mixing scripts, HTML, emoji, numbers and contacts.
 fn random_texts(n: usize) -> Vec<String> {
     const PIECES: &[&str] = &[

@@ -3,8 +3,14 @@
 // Mirrors what estnltk's wrapper (`Vabamorf::analyze`) does: analyse a sentence with
 // guess/propername/phonetic on, disambiguate, and hand back every word's first analysis
 // as "root\tpartofspeech\n" lines (an empty line when the word got none).
+//
+// Threads: a handle is used by one thread at a time (ta keeps a pool of handles); separate
+// handles share no mutable state. FSC's string allocator keeps one pool per thread behind a
+// pthread key that it creates lazily and without a lock (fsc/fscinit.cpp), so the key is
+// created here once, under the C++11 guarantee for function-local statics.
 #include "proof.h"
 #include "etmrf.h"
+#include "fscinit.h"
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -35,6 +41,8 @@ char* dup_string(const std::string& s) {
 extern "C" {
 
 void* ta_vm_open(const char* lex_path, const char* disamb_path) {
+    static const bool fsc_ready = FSCInit();
+    (void)fsc_ready;
     try {
         Handle* h = new Handle();
         h->linguistic.Open(lex_path);
