@@ -6,7 +6,8 @@
 //! or after the `(?:\s|\A)` context (prefix, exact). A leftmost-first Aho-Corasick automaton
 //! over all variants, in lexicon order, finds it: an unanchored search in the first case; in
 //! the second, anchored searches at the text start and after each whitespace character, in
-//! text order, skipping places whose first two bytes start no variant. The automaton matches
+//! text order, skipping places whose first bytes (as many as the shortest spelling has, up
+//! to four) start no spelling. The automaton matches
 //! a superset of the entries' language (ASCII letters in either case, every other character
 //! its exact simple case-fold group), so no match can start before the place it reports.
 //!
@@ -61,9 +62,9 @@ pub struct Prefilter {
     context: Context,
     /// Set when the automaton reports matches itself.
     tail: Option<Tail>,
-    /// [`Context::Space`]: bit `b0 << 8 | b1` is set when a spelling can start with bytes
-    /// `b0 b1` (any `b1` after a one-byte spelling), so most word starts need no search.
-    pairs: Vec<u64>,
+    /// [`Context::Space`]: which starts of `key_len` bytes can begin a spelling, so most word
+    /// starts need no search.
+    starts: StartSet,
 }
 
 impl Prefilter {
@@ -93,7 +94,7 @@ impl Prefilter {
             ac,
             context,
             tail: tail.filter(|_| exact),
-            pairs: start_pairs(&variants),
+            starts: StartSet::new(&variants),
         })
     }
 
@@ -134,7 +135,8 @@ impl Prefilter {
             while SPACE_LEADS[*bytes.get(i)? as usize] == 0 {
                 i += 1;
             }
-            match space_len(text, i) {
+            let len = if bytes[i].is_ascii() { 1 } else { space_len(text, i) };
+            match len {
                 0 => i += 1,
                 len => {
                     if let Some(end) = self.entry_at(text, i + len) {
@@ -148,9 +150,7 @@ impl Prefilter {
 
     /// End of the preferred entry spelled at byte `q` (anchored search), if any.
     fn entry_at(&self, text: &str, q: usize) -> Option<usize> {
-        let bytes = text.as_bytes();
-        let pair = (*bytes.get(q)? as usize) << 8 | *bytes.get(q + 1).unwrap_or(&0) as usize;
-        if self.pairs[pair >> 6] & (1 << (pair & 63)) == 0 {
+        if !self.starts.may_start(text.as_bytes().get(q..)?) {
             return None;
         }
         let input = Input::new(text).span(q..text.len()).anchored(Anchored::Yes);
@@ -179,22 +179,49 @@ fn space_len(text: &str, i: usize) -> usize {
     }
 }
 
-/// The `pairs` table of [`Prefilter`]: first two bytes of every spelling, ASCII letters in
-/// both cases.
-fn start_pairs(variants: &[String]) -> Vec<u64> {
-    let cases = |b: u8| [b.to_ascii_lowercase(), b.to_ascii_uppercase()];
-    let mut bits = vec![0u64; 1024];
-    let mut set = |pair: usize| bits[pair >> 6] |= 1 << (pair & 63);
-    for v in variants {
-        let bytes = v.as_bytes();
-        for b0 in cases(bytes[0]) {
-            match bytes.get(1) {
-                Some(&b1) => cases(b1).into_iter().for_each(|b1| set((b0 as usize) << 8 | b1 as usize)),
-                None => (0..256).for_each(|b1| set((b0 as usize) << 8 | b1)),
+/// The first `key_len` bytes (ASCII letters folded to lower case) of every spelling, as
+/// bits of a hashed table: `key_len` is the shortest spelling's length, at most 4.
+struct StartSet {
+    key_len: usize,
+    bits: Vec<u64>,
+}
+
+impl std::fmt::Debug for StartSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StartSet({} bytes)", self.key_len)
+    }
+}
+
+/// Bits in the [`StartSet`] table (a few false positives per thousand for a 200-entry lexicon).
+const START_BITS: u32 = 16;
+
+impl StartSet {
+    fn new(variants: &[String]) -> StartSet {
+        let key_len = variants.iter().map(String::len).min().unwrap_or(1).clamp(1, 4);
+        let mut bits = vec![0u64; 1 << (START_BITS - 6)];
+        for v in variants {
+            let slot = Self::slot(&v.as_bytes()[..key_len]);
+            bits[slot >> 6] |= 1 << (slot & 63);
+        }
+        StartSet { key_len, bits }
+    }
+
+    fn slot(key: &[u8]) -> usize {
+        let word = key.iter().fold(0u32, |acc, b| acc << 8 | b.to_ascii_lowercase() as u32);
+        (word.wrapping_mul(0x9E37_79B1) >> (32 - START_BITS)) as usize
+    }
+
+    /// False when no spelling starts `rest`.
+    #[inline]
+    fn may_start(&self, rest: &[u8]) -> bool {
+        match rest.get(..self.key_len) {
+            Some(key) => {
+                let slot = Self::slot(key);
+                self.bits[slot >> 6] & (1 << (slot & 63)) != 0
             }
+            None => false,
         }
     }
-    bits
 }
 
 /// Byte length of the `\w*` run that starts `s` (ASCII inline, the rest by the `regex` crate).
