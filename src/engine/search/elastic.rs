@@ -3,7 +3,8 @@
 //!
 //! Indices are created with `texta_facts` mapped `nested` (TEXTA's fact mapping), so fact
 //! queries and the nested fact aggregation behave as in TEXTA. Writes use `_bulk` with
-//! `refresh=wait_for`: documents are durable and searchable once a call returns. Scans use
+//! `refresh=wait_for`: documents are durable and searchable once a call returns; a bulk load
+//! (import) sends `_bulk` without waiting and refreshes the index at each commit. Scans use
 //! the scroll API sorted on `_doc`. Credentials in the URL (`http://user:pass@host:9200`) are
 //! sent as basic auth and never shown by `info()`. Error bodies map to `SearchError`:
 //! `index_not_found_exception` → `IndexNotFound`, other 400s → `BadQuery` with the root
@@ -121,9 +122,9 @@ impl ElasticBackend {
         self.call(Method::POST, self.url(&[&target, endpoint], query), Body::Json(body))
     }
 
-    /// `POST /{index}/_bulk?refresh=wait_for` with `(action line, source line)` pairs;
-    /// returns each item's id or error, in order.
-    fn bulk(&self, index: &str, action: &str, lines: Vec<(String, Value)>) -> Result<BulkResult> {
+    /// `POST /{index}/_bulk` (with `refresh=wait_for` when `wait` is set) with `(action line,
+    /// source line)` pairs; returns each item's id or error, in order.
+    fn bulk(&self, index: &str, action: &str, lines: Vec<(String, Value)>, wait: bool) -> Result<BulkResult> {
         if lines.is_empty() {
             return Ok(Vec::new());
         }
@@ -134,7 +135,8 @@ impl ElasticBackend {
             ndjson.push_str(&source.to_string());
             ndjson.push('\n');
         }
-        let url = self.url(&[index, "_bulk"], &[("refresh", "wait_for")]);
+        let query: &[(&str, &str)] = if wait { &[("refresh", "wait_for")] } else { &[] };
+        let url = self.url(&[index, "_bulk"], query);
         let response = self.call(Method::POST, url, Body::NdJson(ndjson))?;
         let items = response["items"].as_array().cloned().unwrap_or_default();
         if items.len() != lines.len() {
@@ -149,6 +151,33 @@ impl ElasticBackend {
             .zip(&lines)
             .map(|(item, (id, _))| bulk_item(&item[action], id))
             .collect())
+    }
+
+    /// Indexes documents into an existing index (ids generated when absent); `wait` as for
+    /// [`Self::bulk`].
+    fn index_docs(&self, index: &str, docs: Vec<Doc>, wait: bool) -> Result<BulkResult> {
+        let mut results = Vec::with_capacity(docs.len());
+        let mut lines = Vec::with_capacity(docs.len());
+        let mut slots = Vec::with_capacity(docs.len());
+        for doc in docs {
+            let id = doc.id.unwrap_or_else(generate_id);
+            if doc.source.is_object() {
+                slots.push(results.len());
+                results.push(Ok(String::new()));
+                lines.push((id, doc.source));
+            } else {
+                results.push(Err(format!("document [{id}] is not a JSON object: {}", doc.source)));
+            }
+        }
+        for (slot, outcome) in slots.into_iter().zip(self.bulk(index, "index", lines, wait)?) {
+            results[slot] = outcome;
+        }
+        Ok(results)
+    }
+
+    /// `POST /{index}/_refresh`: everything indexed so far becomes searchable.
+    fn refresh(&self, index: &str) -> Result<()> {
+        self.call(Method::POST, self.url(&[index, "_refresh"], &[]), Body::None).map(|_| ())
     }
 
     fn check_name(name: &str) -> Result<()> {
@@ -331,23 +360,7 @@ impl SearchBackend for ElasticBackend {
 
     fn bulk_index(&self, index: &str, docs: Vec<Doc>) -> Result<BulkResult> {
         self.create_index(index)?;
-        let mut results = Vec::with_capacity(docs.len());
-        let mut lines = Vec::with_capacity(docs.len());
-        let mut slots = Vec::with_capacity(docs.len());
-        for doc in docs {
-            let id = doc.id.unwrap_or_else(generate_id);
-            if doc.source.is_object() {
-                slots.push(results.len());
-                results.push(Ok(String::new()));
-                lines.push((id, doc.source));
-            } else {
-                results.push(Err(format!("document [{id}] is not a JSON object: {}", doc.source)));
-            }
-        }
-        for (slot, outcome) in slots.into_iter().zip(self.bulk(index, "index", lines)?) {
-            results[slot] = outcome;
-        }
-        Ok(results)
+        self.index_docs(index, docs, true)
     }
 
     fn bulk_loader<'a>(&'a self, index: &str) -> Result<Box<dyn BulkLoader + 'a>> {
@@ -361,7 +374,7 @@ impl SearchBackend for ElasticBackend {
     fn bulk_update(&self, index: &str, updates: Vec<(String, Map<String, Value>)>) -> Result<BulkResult> {
         Self::check_name(index)?;
         let lines = updates.into_iter().map(|(id, partial)| (id, json!({"doc": partial}))).collect();
-        self.bulk(index, "update", lines)
+        self.bulk(index, "update", lines, true)
     }
 
     fn get_document(&self, index: &str, id: &str) -> Result<Option<Hit>> {
@@ -525,8 +538,9 @@ impl SearchBackend for ElasticBackend {
     }
 }
 
-/// Bulk load over `_bulk`: every request is already durable in the cluster's translog, so
-/// `commit` has nothing left to do.
+/// Bulk load over `_bulk` without waiting for refreshes (each request is durable in the
+/// cluster's translog once answered); `commit` refreshes the index so the documents added so
+/// far are searchable.
 struct ElasticLoader<'a> {
     backend: &'a ElasticBackend,
     index: String,
@@ -534,11 +548,11 @@ struct ElasticLoader<'a> {
 
 impl BulkLoader for ElasticLoader<'_> {
     fn add(&mut self, docs: Vec<Doc>) -> Result<BulkResult> {
-        self.backend.bulk_index(&self.index, docs)
+        self.backend.index_docs(&self.index, docs, false)
     }
 
     fn commit(&mut self) -> Result<()> {
-        Ok(())
+        self.backend.refresh(&self.index)
     }
 }
 

@@ -327,6 +327,22 @@ fn bulk_index_sends_ndjson_and_reports_each_document() {
 }
 
 #[test]
+fn bulk_loads_send_bulk_without_waiting_and_refresh_on_commit() {
+    let mock = Mock::start("documents.json", "bulk_load");
+    let backend = mock.backend();
+    let mut loader = backend.bulk_loader("texts").unwrap();
+    let docs = ["esimene", "teine"].map(|t| Doc {
+        id: None,
+        source: json!({"text": t}),
+    });
+    let results = loader.add(docs.to_vec()).unwrap();
+    assert!(results.iter().all(|r| r.is_ok()), "{results:?}");
+    loader.commit().unwrap();
+    drop(loader);
+    mock.finish();
+}
+
+#[test]
 fn bulk_index_stops_on_an_unusable_index() {
     let mock = Mock::start("documents.json", "bulk_index_invalid_name");
     let doc = Doc {
