@@ -1,9 +1,5 @@
 //! Embedded index store on tantivy: one tantivy index per ta index, in `<root>/<name>/`.
 //!
-//! Term dictionaries are SSTables (tantivy's `quickwit` feature), cheaper to build than FSTs
-//! for the many unique keyword terms of an import; the format is recorded in each index
-//! directory, and an index in an older format is refused with a clear error.
-//!
 //! Each document is stored whole (`_source`, the original JSON bytes) and indexed twice
 //! through JSON fields: `text` (strings analyzed, with positions) and `kw` (strings of at most
 //! 256 characters kept whole, as Elasticsearch's `keyword` subfield with `ignore_above: 256`;
@@ -43,10 +39,6 @@ use super::mapping::{FieldTypes, FACTS_FIELD};
 const TEXT_TOKENIZER: &str = "ta_text";
 const KEYWORD_IGNORE_ABOVE: usize = 256;
 const MAPPING_FILE: &str = "ta_fields.json";
-/// Storage format of an index directory, in this file: 2 = SSTable term dictionaries
-/// (format 1, before the file existed, used FSTs, which this build cannot read).
-const FORMAT_FILE: &str = "ta_format";
-const FORMAT: &str = "2";
 const WRITER_MEMORY: usize = 128 << 20;
 
 /// The embedded backend; cheap to share behind an `Arc`.
@@ -120,11 +112,6 @@ impl TantivyBackend {
         let dir = self.index_dir(name)?;
         if !dir.join("meta.json").exists() {
             return Err(SearchError::IndexNotFound(name.to_string()));
-        }
-        if std::fs::read_to_string(dir.join(FORMAT_FILE)).ok().as_deref() != Some(FORMAT) {
-            return Err(SearchError::Backend(format!(
-                "index [{name}] was written in an older storage format; delete it and import it again"
-            )));
         }
         let index = Index::open_in_dir(&dir).map_err(backend_err)?;
         let handle = Arc::new(StoreIndex::new(name, dir, index)?);
@@ -575,7 +562,6 @@ impl SearchBackend for TantivyBackend {
             return Ok(());
         }
         std::fs::create_dir_all(&dir).map_err(backend_err)?;
-        std::fs::write(dir.join(FORMAT_FILE), FORMAT).map_err(backend_err)?;
         Index::create_in_dir(&dir, build_schema()).map_err(backend_err)?;
         Ok(())
     }
