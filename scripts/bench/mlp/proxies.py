@@ -121,13 +121,19 @@ def a3(samples, out):
     out["tokens"]["a3"] = rows
     out["versions"]["estnltk"] = version("estnltk")
 
-    detect = detect_lang()
     texts = [s["text"] for s in by_task(samples, "a3")]
+    out["throughput"]["et"] = throughput("langdetect + estnltk Vabamorf", texts,
+                                         lambda text: vm.analyze(WORD.findall(text), disambiguate=True, guess=True, propername=True))
+
+
+def throughput(label, texts, analyse):
+    """Seconds for language detection plus `analyse` over every text, one process."""
+    detect = detect_lang()
     started = time.perf_counter()
     for text in texts:
         detect(text)
-        vm.analyze(WORD.findall(text), disambiguate=True, guess=True, propername=True)
-    out["throughput"]["et"] = {"label": "langdetect + estnltk Vabamorf", "texts": len(texts), "seconds": time.perf_counter() - started}
+        analyse(text)
+    return {"label": label, "texts": len(texts), "seconds": time.perf_counter() - started}
 
 
 # --- A4: pymorphy3 ---------------------------------------------------------------------
@@ -166,14 +172,9 @@ def a4(samples, out):
     out["versions"]["pymorphy3"] = version("pymorphy3")
     out["versions"]["pymorphy3-dicts-ru"] = version("pymorphy3-dicts-ru")
 
-    detect = detect_lang()
     texts = [s["text"] for s in by_task(samples, "a4")]
-    started = time.perf_counter()
-    for text in texts:
-        detect(text)
-        for word in WORD.findall(text):
-            morph.parse(word)
-    out["throughput"]["ru"] = {"label": "langdetect + pymorphy3", "texts": len(texts), "seconds": time.perf_counter() - started}
+    out["throughput"]["ru"] = throughput("langdetect + pymorphy3", texts,
+                                         lambda text: [morph.parse(word) for word in WORD.findall(text)])
 
 
 # --- A5: langdetect --------------------------------------------------------------------
