@@ -255,21 +255,18 @@ fn cli_import_search_doc_apply_local_and_remote() {
     let file = data.join("d.csv");
     std::fs::write(&file, CSV).unwrap();
     ta(data, &["project", "create", "--title", "p", "--json"]).ok();
-    let imported = ta(
-        data,
-        &[
-            "import",
-            "--project",
-            "1",
-            "--index",
-            "news",
-            "--description",
-            "d",
-            file.to_str().unwrap(),
-            "--json",
-        ],
-    )
-    .ok();
+    let import_args = [
+        "import",
+        "--project",
+        "1",
+        "--index",
+        "news",
+        "--description",
+        "d",
+        file.to_str().unwrap(),
+        "--json",
+    ];
+    let imported = ta(data, &import_args).ok();
     assert_eq!(
         (imported["num_documents_success"].clone(), imported["task"]["status"].clone()),
         (json!(2), json!("completed"))
@@ -367,17 +364,7 @@ fn cli_import_search_doc_apply_local_and_remote() {
     server.create_project(&token, "p", &[]);
     let remote = common::ta_env(
         data,
-        &[
-            "import",
-            "--project",
-            "1",
-            "--index",
-            "news",
-            "--description",
-            "d",
-            file.to_str().unwrap(),
-            "--json",
-        ],
+        &import_args,
         &[("TA_SERVER", Some(server.origin.as_str())), ("TA_TOKEN", Some(token.as_str()))],
     )
     .ok();

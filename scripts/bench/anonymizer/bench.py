@@ -28,34 +28,16 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tabench import Ta, die, run  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SETTINGS = ("replace_misspelled_names", "replace_single_last_names", "replace_single_first_names",
             "misspelling_threshold", "mimic_casing", "auto_adjust_threshold")
 
 
-def die(msg):
-    sys.exit(f"bench: {msg}")
-
-
-def run(cmd, **kw):
-    res = subprocess.run(cmd, capture_output=True, text=True, **kw)
-    if res.returncode != 0:
-        die(f"{' '.join(map(str, cmd))} failed ({res.returncode}):\n{res.stderr[-2000:]}")
-    return res.stdout
-
-
-class Ta:
-    """A ta binary with its own data and config directories (local mode, never a server)."""
-
-    def __init__(self, binary, work):
-        self.binary = binary
-        self.env = dict(os.environ, TA_DATA_DIR=os.path.join(work, "data"),
-                        TA_CONFIG_DIR=os.path.join(work, "config"), TA_ADMIN_PASSWORD="bench")
-        self.env.pop("TA_SERVER", None)
-        self.project = json.loads(self.cli("project", "create", "--title", "bench", "--user", "admin"))["id"]
-
-    def cli(self, *args):
-        return run([self.binary, "--json", *map(str, args)], env=self.env)
+class AnonymizerTa(Ta):
+    """ta with the commands this benchmark drives."""
 
     def create_anonymizer(self, cfg):
         args = ["anonymizer", "create", "--project", self.project, "--description", "bench"]
@@ -119,7 +101,7 @@ def main():
     with open(names, "w", encoding="utf-8") as fh:
         fh.writelines(n + "\n" for n in cfg["names"])
 
-    ta = Ta(a.ta, work)
+    ta = AnonymizerTa(a.ta, work)
     anonymizer = ta.create_anonymizer(cfg)
     ta_out = os.path.join(work, "ta.jsonl")
     ta_secs, ta_cpu, peer_rows = [], [], []

@@ -27,29 +27,12 @@ import sys
 import tempfile
 import time
 
-def die(msg):
-    sys.exit(f"bench: {msg}")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from tabench import Ta, die, run  # noqa: E402
 
 
-def run(cmd, **kw):
-    res = subprocess.run(cmd, capture_output=True, text=True, **kw)
-    if res.returncode != 0:
-        die(f"{' '.join(map(str, cmd))} failed ({res.returncode}):\n{res.stderr[-2000:]}")
-    return res.stdout
-
-
-class Ta:
-    """A ta binary with its own data and config directories (local mode, never a server)."""
-
-    def __init__(self, binary, work):
-        self.binary = binary
-        self.env = dict(os.environ, TA_DATA_DIR=os.path.join(work, "data"),
-                        TA_CONFIG_DIR=os.path.join(work, "config"), TA_ADMIN_PASSWORD="bench")
-        self.env.pop("TA_SERVER", None)
-        self.project = json.loads(self.cli("project", "create", "--title", "bench", "--user", "admin"))["id"]
-
-    def cli(self, *args, stdin=None):
-        return run([self.binary, "--json", *map(str, args)], env=self.env, stdin=stdin)
+class TaggerTa(Ta):
+    """ta with the commands this benchmark drives."""
 
     def create_tagger(self, cfg, work, name):
         args = ["regex-tagger", "create", "--project", self.project, "--description", name]
@@ -131,7 +114,7 @@ def main():
         with open(configs[name], "w", encoding="utf-8") as fh:
             json.dump(cfg, fh, ensure_ascii=False)
 
-    ta = Ta(a.ta, work)
+    ta = TaggerTa(a.ta, work)
     taggers = {name: ta.create_tagger(cfg, work, name) for name, cfg in (("regex", regex_cfg), ("plain", plain_cfg))}
     peer_runs = {"regex": [("texta-lexicon-matcher", "bench_regex.py", [])],
                  "plain": [(n, "bench_keywords.py", ["--peer", n]) for n in ("flashtext", "pyahocorasick")]}
