@@ -542,3 +542,55 @@ fn completions_match_checked_in_files() {
         );
     }
 }
+
+/// A batch input line longer than the limit stops the run with one clear line and a
+/// non-zero exit, instead of growing memory without bound.
+#[test]
+fn batch_input_line_over_the_limit_is_refused() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path();
+    ta(data, &["project", "create", "--title", "p", "--json"]).ok();
+    ta(
+        data,
+        &[
+            "regex-tagger",
+            "create",
+            "--project",
+            "1",
+            "--description",
+            "d",
+            "--lexicon",
+            "kass",
+            "--json",
+        ],
+    )
+    .ok();
+    let mut child = common::ta_command(data)
+        .args(["regex-tagger", "tag", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let block = vec![b'a'; 1 << 20];
+        // ta may stop reading early; a broken pipe here is expected.
+        for _ in 0..65 {
+            if stdin.write_all(&block).is_err() {
+                return;
+            }
+        }
+        let _ = stdin.write_all(b"\n");
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "ta: error: cannot read input: an input line is longer than 64 MiB"
+    );
+    assert!(out.stdout.is_empty());
+}

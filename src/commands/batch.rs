@@ -7,7 +7,7 @@ use crate::engine::error::{Error, Result};
 use crate::engine::lines::BatchItem;
 use rayon::prelude::*;
 use serde_json::Value;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal, Read, Write};
 use std::sync::mpsc;
 
 /// Lines per chunk: large enough to keep all cores busy, small enough to stay flat.
@@ -66,10 +66,21 @@ fn read_ahead() -> mpsc::Receiver<std::io::Result<Chunk>> {
     rx
 }
 
+/// Longest input line accepted (a guard against unbounded memory on input without newlines).
+const MAX_LINE: u64 = 64 << 20;
+
 fn read_chunk(input: &mut impl BufRead) -> std::io::Result<Chunk> {
     let mut bytes = Vec::new();
     let mut ends = Vec::with_capacity(CHUNK);
-    while ends.len() < CHUNK && input.read_until(b'\n', &mut bytes)? > 0 {
+    while ends.len() < CHUNK {
+        let read = input.by_ref().take(MAX_LINE + 1).read_until(b'\n', &mut bytes)?;
+        if read == 0 {
+            break;
+        }
+        if read as u64 > MAX_LINE {
+            let message = format!("an input line is longer than {} MiB", MAX_LINE >> 20);
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, message));
+        }
         for end in [b'\n', b'\r'] {
             if bytes.last() == Some(&end) {
                 bytes.pop();

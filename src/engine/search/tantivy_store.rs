@@ -193,15 +193,16 @@ impl StoreIndex {
         })
     }
 
-    /// A searcher over everything committed so far.
-    fn searcher(&self) -> Searcher {
+    /// A searcher over everything committed so far; a failed reload is an error (and is
+    /// retried by the next call).
+    fn searcher(&self) -> Result<Searcher> {
         if self.stale.swap(false, Ordering::AcqRel) {
             if let Err(e) = self.reader.reload() {
                 self.stale.store(true, Ordering::Release);
-                eprintln!("ta: index {}: reader reload failed: {e}", self.name);
+                return Err(backend_err(e));
             }
         }
-        self.reader.searcher()
+        Ok(self.reader.searcher())
     }
 
     fn dsl<'s>(&self, searcher: &'s Searcher) -> DslContext<'s> {
@@ -358,7 +359,7 @@ impl StoreIndex {
     }
 
     fn count(&self, clause: &Value) -> Result<u64> {
-        let searcher = self.searcher();
+        let searcher = self.searcher()?;
         let query = self.doc_query(&searcher, clause)?;
         Ok(searcher.search(&query, &Count).map_err(backend_err)? as u64)
     }
@@ -595,7 +596,7 @@ impl SearchBackend for TantivyBackend {
 
     fn bulk_update(&self, index: &str, updates: Vec<(String, Map<String, Value>)>) -> Result<BulkResult> {
         let handle = self.handle(index)?;
-        let searcher = handle.searcher();
+        let searcher = handle.searcher()?;
         let mut pending: HashMap<String, Map<String, Value>> = HashMap::new();
         let mut order = Vec::new();
         let mut results = Vec::with_capacity(updates.len());
@@ -628,7 +629,7 @@ impl SearchBackend for TantivyBackend {
 
     fn get_document(&self, index: &str, id: &str) -> Result<Option<Hit>> {
         let handle = self.handle(index)?;
-        let searcher = handle.searcher();
+        let searcher = handle.searcher()?;
         match handle.find(&searcher, id)? {
             Some(addr) => Ok(Some(handle.load_hit(&searcher, addr, None)?)),
             None => Ok(None),
@@ -637,7 +638,7 @@ impl SearchBackend for TantivyBackend {
 
     fn delete_document(&self, index: &str, id: &str) -> Result<bool> {
         let handle = self.handle(index)?;
-        if handle.find(&handle.searcher(), id)?.is_none() {
+        if handle.find(&handle.searcher()?, id)?.is_none() {
             return Ok(false);
         }
         handle.with_writer(|writer| {
@@ -659,7 +660,7 @@ impl SearchBackend for TantivyBackend {
         let handles = self.handles(indices)?;
         let mut total = 0u64;
         let mut candidates = Vec::new();
-        let searchers: Vec<Searcher> = handles.iter().map(|h| h.searcher()).collect();
+        let searchers = handles.iter().map(|h| h.searcher()).collect::<Result<Vec<Searcher>>>()?;
         for (ord, (handle, searcher)) in handles.iter().zip(&searchers).enumerate() {
             let query = handle.doc_query(searcher, clause)?;
             let limit = (from + size).max(1);
@@ -696,7 +697,7 @@ impl SearchBackend for TantivyBackend {
         let clause = query_clause(query);
         let batch_size = batch_size.max(1);
         for handle in self.handles(indices)? {
-            let searcher = handle.searcher();
+            let searcher = handle.searcher()?;
             let query = handle.doc_query(&searcher, clause)?;
             let mut batch = Vec::with_capacity(batch_size);
             let mut store: Option<(tantivy::index::SegmentId, tantivy::store::StoreReader)> = None;
@@ -733,7 +734,7 @@ impl SearchBackend for TantivyBackend {
                 pick -= count;
                 continue;
             }
-            let searcher = handle.searcher();
+            let searcher = handle.searcher()?;
             let query = kind_query(&handle.fields, KIND_DOC);
             let mut found = None;
             handle.for_each_match(&searcher, query.as_ref(), &mut |segment, doc| {
@@ -776,7 +777,7 @@ impl StoreIndex {
     /// Adds the fact name/value counts of the documents matching `clause` to `merged`,
     /// through a terms aggregation over the fact documents.
     fn fact_counts(&self, clause: &Value, values_per_name: usize, merged: &mut HashMap<String, (u64, HashMap<String, u64>)>) -> Result<()> {
-        let searcher = self.searcher();
+        let searcher = self.searcher()?;
         let facts = self.fact_docs_query(&searcher, clause)?;
         let shard_size = values_per_name + values_per_name / 2 + 10;
         let request: Aggregations = serde_json::from_value(json!({
