@@ -229,6 +229,9 @@ _ta() {
             ta__subcmd__help__subcmd__mlp,bench)
                 cmd="ta__subcmd__help__subcmd__mlp__subcmd__bench"
                 ;;
+            ta__subcmd__help__subcmd__mlp,train-en)
+                cmd="ta__subcmd__help__subcmd__mlp__subcmd__train__subcmd__en"
+                ;;
             ta__subcmd__help__subcmd__project,create)
                 cmd="ta__subcmd__help__subcmd__project__subcmd__create"
                 ;;
@@ -319,11 +322,17 @@ _ta() {
             ta__subcmd__mlp,help)
                 cmd="ta__subcmd__mlp__subcmd__help"
                 ;;
+            ta__subcmd__mlp,train-en)
+                cmd="ta__subcmd__mlp__subcmd__train__subcmd__en"
+                ;;
             ta__subcmd__mlp__subcmd__help,bench)
                 cmd="ta__subcmd__mlp__subcmd__help__subcmd__bench"
                 ;;
             ta__subcmd__mlp__subcmd__help,help)
                 cmd="ta__subcmd__mlp__subcmd__help__subcmd__help"
+                ;;
+            ta__subcmd__mlp__subcmd__help,train-en)
+                cmd="ta__subcmd__mlp__subcmd__help__subcmd__train__subcmd__en"
                 ;;
             ta__subcmd__project,create)
                 cmd="ta__subcmd__project__subcmd__create"
@@ -1652,7 +1661,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__mlp)
-            opts="bench"
+            opts="bench train-en"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1666,6 +1675,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__mlp__subcmd__bench)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__mlp__subcmd__train__subcmd__en)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2344,7 +2367,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__mlp)
-            opts="-h --analyzers --field --data-dir --search-url --server --token --as --json --help bench help"
+            opts="-h --analyzers --field --data-dir --search-url --server --token --as --json --help bench train-en help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2386,7 +2409,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__mlp__subcmd__bench)
-            opts="-h --corpus --peers --export --sentences --lang-sentences --data-dir --search-url --server --token --as --json --help"
+            opts="-h --corpus --peers --export --export-train --sentences --lang-sentences --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2401,6 +2424,10 @@ _ta() {
                     return 0
                     ;;
                 --export)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --export-train)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2440,7 +2467,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__mlp__subcmd__help)
-            opts="bench help"
+            opts="bench train-en help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2474,6 +2501,70 @@ _ta() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__help__subcmd__train__subcmd__en)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__train__subcmd__en)
+            opts="-h --silver --out --epochs --prune-below --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --silver)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --epochs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prune-below)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

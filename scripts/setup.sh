@@ -3,7 +3,8 @@
 #
 # Fetches the pinned packages and the Vabamorf sources (scripts/mlp-fetch.sh), builds the
 # runtime data (scripts/mlp-build-data.py) into $TA_MLP_DATA/mlp (default: data/mlp in the
-# checkout, where ta looks when TA_MLP_DATA is unset) and installs the shipped entity lists.
+# checkout, where ta looks when TA_MLP_DATA is unset) and installs the shipped entity lists
+# and English tag refiner (scripts/mlp-data/).
 # Idempotent: steps whose results are present are skipped, so a second run takes seconds.
 # The Russian dictionary export takes about 10 minutes the first time.
 set -euo pipefail
@@ -23,6 +24,8 @@ if ((${#steps[@]})); then
   MLP_BUILD_STEPS="$(IFS=,; echo "${steps[*]}")" nice -n 10 "$CACHE/venv/bin/python" "$ROOT/scripts/mlp-build-data.py" "$CACHE" "$OUT"
 fi
 
-mkdir -p "$OUT/entity_mapper"
+mkdir -p "$OUT/entity_mapper" "$OUT/en"
 cp -u "$ROOT"/scripts/mlp-data/entity_mapper/*.json "$OUT/entity_mapper/"
+# the English tag refiner, trained by scripts/mlp-train-en.sh
+cp -u "$ROOT/scripts/mlp-data/en/refiner.bin" "$OUT/en/"
 echo "language data ready in $OUT"

