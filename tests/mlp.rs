@@ -135,6 +135,16 @@ fn worked_examples() {
                "pos_tags": "PROPN VERB ADP NOUN PROPN CCONJ PROPN ADP NOUN PUNCT"})
     );
     no_facts(&ru);
+
+    // The English refiner over the newswire-trained port: a sentence-initial imperative is
+    // VB, a sentence-initial third-person verb VBZ, a relative `that` WDT (the port alone:
+    // NNP, NNS, IN).
+    let help = one(&s, &t, "Click the button. Specifies the name that the dialog shows.");
+    let tags: Vec<&str> = help["text"]["pos_tags"].as_str().unwrap().split(' ').collect();
+    let words: Vec<&str> = help["text"]["text"].as_str().unwrap().split(' ').collect();
+    let tag_of = |w: &str| tags[words.iter().position(|x| *x == w).unwrap()];
+    assert_eq!((tag_of("Click"), tag_of("Specifies"), tag_of("that")), ("VB", "VBZ", "WDT"), "{help}");
+    assert_eq!(help["text"]["lemmas"].as_str().unwrap().split(' ').take(2).collect::<Vec<_>>(), ["click", "the"]);
 }
 
 #[test]
