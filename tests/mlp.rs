@@ -143,8 +143,15 @@ fn worked_examples() {
     let tags: Vec<&str> = help["text"]["pos_tags"].as_str().unwrap().split(' ').collect();
     let words: Vec<&str> = help["text"]["text"].as_str().unwrap().split(' ').collect();
     let tag_of = |w: &str| tags[words.iter().position(|x| *x == w).unwrap()];
-    assert_eq!((tag_of("Click"), tag_of("Specifies"), tag_of("that")), ("VB", "VBZ", "WDT"), "{help}");
-    assert_eq!(help["text"]["lemmas"].as_str().unwrap().split(' ').take(2).collect::<Vec<_>>(), ["click", "the"]);
+    assert_eq!(
+        (tag_of("Click"), tag_of("Specifies"), tag_of("that")),
+        ("VB", "VBZ", "WDT"),
+        "{help}"
+    );
+    assert_eq!(
+        help["text"]["lemmas"].as_str().unwrap().split(' ').take(2).collect::<Vec<_>>(),
+        ["click", "the"]
+    );
 }
 
 #[test]

@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
 use super::refiner::Refiner;
@@ -15,8 +16,8 @@ use super::refiner::Refiner;
 /// Averaged-perceptron weights: feature → (class index, weight) in the pickle's order.
 pub struct Perceptron {
     classes: Vec<String>,
-    tagdict: HashMap<String, u8>,
-    weights: HashMap<String, Vec<(u8, f64)>>,
+    tagdict: FxHashMap<String, u8>,
+    weights: FxHashMap<String, Vec<(u8, f64)>>,
 }
 
 /// Little-endian reader of the tagger files.
@@ -72,12 +73,12 @@ impl Perceptron {
             return Err(format!("{}: not a TAPT1 tagger file", path.display()));
         }
         let classes = (0..r.u32()?).map(|_| r.string()).collect::<Result<Vec<_>, _>>()?;
-        let mut tagdict = HashMap::new();
+        let mut tagdict = FxHashMap::default();
         for _ in 0..r.u32()? {
             let word = r.string()?;
             tagdict.insert(word, r.u8()?);
         }
-        let mut weights = HashMap::new();
+        let mut weights = FxHashMap::default();
         for _ in 0..r.u32()? {
             let feature = r.string()?;
             let per_class = (0..r.u16()?).map(|_| Ok((r.u8()?, r.f64()?))).collect::<Result<Vec<_>, String>>()?;

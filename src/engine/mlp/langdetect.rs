@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use regex::Regex;
+use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
 const ALPHA: f64 = 0.5;
@@ -45,7 +46,8 @@ struct ProfileFile {
 /// The detector: profiles and normalisation tables, read-only after load.
 pub struct LangDetector {
     languages: Vec<String>,
-    word_probs: HashMap<String, Vec<f64>>,
+    /// n-gram ([`gram_key`]) → probability per language
+    word_probs: FxHashMap<u64, Vec<f64>>,
     latin1_excluded: Vec<char>,
     cjk_map: HashMap<char, char>,
     vi: VietnameseNormalizer,
@@ -93,12 +95,12 @@ impl LangDetector {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let file: ProfileFile = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         let n = file.profiles.len();
-        let mut word_probs: HashMap<String, Vec<f64>> = HashMap::new();
+        let mut word_probs: FxHashMap<u64, Vec<f64>> = FxHashMap::default();
         for (index, profile) in file.profiles.iter().enumerate() {
             for (word, &count) in &profile.freq {
                 let len = word.chars().count();
-                if (1..=3).contains(&len) {
-                    let probs = word_probs.entry(word.clone()).or_insert_with(|| vec![0.0; n]);
+                if (1..=3).contains(&len) && !word.contains('\0') {
+                    let probs = word_probs.entry(gram_key(word.chars())).or_insert_with(|| vec![0.0; n]);
                     probs[index] = count as f64 / profile.n_words[len - 1] as f64;
                 }
             }
@@ -231,9 +233,9 @@ impl LangDetector {
                 continue;
             }
             for n in 1..=3.min(grams.len()) {
-                let w: String = grams[grams.len() - n..].iter().collect();
-                if w != " " {
-                    if let Some(p) = self.word_probs.get(&w) {
+                let gram = &grams[grams.len() - n..];
+                if gram != [' '] {
+                    if let Some(p) = self.word_probs.get(&gram_key(gram.iter().copied())) {
                         result.push(p.as_slice());
                     }
                 }
@@ -267,6 +269,13 @@ impl LangDetector {
         }
         lang_prob
     }
+}
+
+/// An n-gram of up to three characters as a map key: 21 bits a character, in order. No
+/// n-gram holds U+0000 (`normalize` turns control characters into spaces), so keys of
+/// different n-grams differ.
+fn gram_key(chars: impl IntoIterator<Item = char>) -> u64 {
+    chars.into_iter().fold(0, |key, c| (key << 21) | c as u64)
 }
 
 /// Python's `str.isupper()` for one character.

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 
 use super::accuracy::SplitMix;
 use super::english::{Perceptron, Reader};
@@ -28,7 +29,7 @@ pub const PRUNE_BELOW: f32 = 3.0;
 /// The trained refiner.
 pub struct Refiner {
     classes: Vec<String>,
-    weights: HashMap<String, Vec<(u8, f32)>>,
+    weights: FxHashMap<String, Vec<(u8, f32)>>,
 }
 
 /// Word shape: `d` digits, `x` lower, `X` upper, `Xx` capitalised, `xX` mixed case, `a`
@@ -139,7 +140,7 @@ impl Refiner {
             return Err(format!("{}: not a TAREF1 refiner file", path.display()));
         }
         let classes = (0..r.u32()?).map(|_| r.string()).collect::<Result<Vec<_>, _>>()?;
-        let mut weights = HashMap::new();
+        let mut weights = FxHashMap::default();
         for _ in 0..r.u32()? {
             let feature = r.string()?;
             let per_class = (0..r.u16()?).map(|_| Ok((r.u8()?, r.f32()?))).collect::<Result<Vec<_>, String>>()?;
@@ -240,7 +241,7 @@ pub fn train(examples: &[Example], opts: TrainOptions, mut progress: impl FnMut(
     classes.dedup();
     classes.truncate(u8::MAX as usize);
     let class_of: HashMap<&str, u8> = classes.iter().enumerate().map(|(i, c)| (c.as_str(), i as u8)).collect();
-    let mut params: HashMap<String, Vec<(u8, Param)>> = HashMap::new();
+    let mut params: FxHashMap<String, Vec<(u8, Param)>> = FxHashMap::default();
     let mut step: u64 = 0;
     let mut order: Vec<usize> = (0..examples.len()).collect();
     let mut rng = SplitMix(0x7a5e_f1e5);
@@ -291,7 +292,7 @@ pub fn train(examples: &[Example], opts: TrainOptions, mut progress: impl FnMut(
         progress(epoch + 1, right as f64 / seen.max(1) as f64);
         rng.shuffle(&mut order);
     }
-    let mut weights = HashMap::new();
+    let mut weights = FxHashMap::default();
     for (f, list) in params {
         let mut averaged: Vec<(u8, f32)> = list
             .into_iter()
