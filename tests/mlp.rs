@@ -475,16 +475,17 @@ fn refiner_training_on_fixture_corpus() {
         })
         .collect();
     std::fs::write(path("silver.jsonl"), silver).unwrap();
-    let train = |out: &str| {
+    let train = |out: &str, epochs: &str| {
+        let silver = path("silver.jsonl");
         ta(
             dir.path(),
-            &["mlp", "train-en", "--silver", &path("silver.jsonl"), "--out", out, "--epochs", "3"],
+            &["mlp", "train-en", "--silver", &silver, "--out", out, "--epochs", epochs],
         )
     };
-    let first = train(&path("a.bin"));
+    let first = train(&path("a.bin"), "3");
     assert_eq!(first.code, 0, "{}", first.stderr);
     assert!(first.stderr.contains("epoch 3/3"), "{}", first.stderr);
-    assert_eq!(train(&path("b.bin")).code, 0);
+    assert_eq!(train(&path("b.bin"), "3").code, 0);
     let (a, b) = (std::fs::read(path("a.bin")).unwrap(), std::fs::read(path("b.bin")).unwrap());
     assert!(a.starts_with(b"TAREF1\n"));
     assert_eq!(a, b, "the same sentences give the same file");
@@ -496,4 +497,7 @@ fn refiner_training_on_fixture_corpus() {
     );
     assert!(bad.fails(1).contains("bad.jsonl line 1: 2 words but 1 tags"), "{}", bad.stderr);
     assert!(!dir.path().join("c.bin").exists());
+    let zero = train(&path("c.bin"), "0");
+    assert_eq!(zero.code, 2, "a usage error: {}", zero.stderr);
+    assert!(zero.stderr.contains("invalid value '0' for '--epochs"), "{}", zero.stderr);
 }

@@ -52,8 +52,8 @@ pub struct TrainEnArgs {
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
     /// Passes over the sentences
-    #[arg(long, default_value_t = 8)]
-    pub epochs: usize,
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..))]
+    pub epochs: u16,
     /// Drop averaged weights of smaller magnitude (a smaller file, slightly less accurate)
     #[arg(long, default_value_t = PRUNE_BELOW)]
     pub prune_below: f32,
@@ -214,7 +214,7 @@ pub fn train_en(cli: &Cli, a: &TrainEnArgs) -> Result<Option<Value>> {
     let data = service::data_root(&super::data_dir(cli));
     let progress = |epoch: usize, right: f64| eprintln!("epoch {epoch}/{}: {:.2}% of training tokens right", a.epochs, right * 100.0);
     let opts = TrainOptions {
-        epochs: a.epochs,
+        epochs: a.epochs.into(),
         prune_below: a.prune_below,
     };
     let bytes = MlpEngine::train_english_refiner(&data, &a.silver, opts, progress).map_err(Error::internal)?;
