@@ -184,6 +184,44 @@ fn documents_and_search_actions() {
     s.get("/get_indices/", Some(&token)).expect(200, json!(["docs"]));
 }
 
+/// Elasticsearch date math in range bounds (`now-7d`, `now/d`, `<date>||/d`), rounding per
+/// bound, and a clear 400 for a malformed expression.
+#[test]
+fn range_date_math() {
+    use time::{format_description::well_known::Rfc3339, Duration as Span, OffsetDateTime};
+    let (s, token, pk) = setup();
+    let p = format!("/projects/{pk}");
+    let now = OffsetDateTime::now_utc();
+    let ago = |days: i64| (now - Span::days(days)).format(&Rfc3339).unwrap();
+    let docs = json!({"documents": [
+        {"_index": "dm", "_id": "recent", "_source": {"published": ago(2)}},
+        {"_index": "dm", "_id": "old", "_source": {"published": ago(40)}}]});
+    s.post(&format!("{p}/elastic/documents/"), Some(&token), &docs).ok(200);
+    let ids = |range: Value| -> Vec<String> {
+        let body = json!({"query": {"query": {"range": {"published": range}}}});
+        let out = s.post(&format!("{p}/search_by_query/"), Some(&token), &body).ok(200);
+        let mut ids: Vec<String> = out["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| if r["doc"]["published"] == json!(ago(2)) { "recent" } else { "old" }.to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(ids(json!({"gte": "now-7d"})), ["recent"]);
+    assert_eq!(ids(json!({"lt": "now-7d/d"})), ["old"]);
+    assert_eq!(ids(json!({"gte": "now-41d/d", "lte": "now-39d/d"})), ["old"]);
+    // the day of `old`, whole: gte rounds down to its midnight, lte up to its last millisecond
+    let day = &ago(40)[..10];
+    assert_eq!(ids(json!({"gte": format!("{day}||/d"), "lte": format!("{day}||/d")})), ["old"]);
+    // gt rounds up: everything after that day
+    assert_eq!(ids(json!({"gt": format!("{day}||/d")})), ["recent"]);
+    let bad = json!({"query": {"query": {"range": {"published": {"gte": "now-1x"}}}}});
+    s.post(&format!("{p}/search_by_query/"), Some(&token), &bad)
+        .expect(400, json!({"detail": "invalid date math: now-1x"}));
+}
+
 #[test]
 fn regex_random_doc_and_apply_group() {
     let (s, token, pk) = setup();

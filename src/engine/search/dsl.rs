@@ -6,7 +6,8 @@
 //!
 //! Field routing follows Elasticsearch's dynamic mapping: a plain path is an analyzed `text`
 //! field (term-level queries see its lower-cased tokens), `x.keyword` and `texta_facts.*` are
-//! exact keyword fields, numbers/booleans/dates are typed values, ranges use fast fields.
+//! exact keyword fields, numbers/booleans/dates are typed values, ranges use fast fields
+//! (date bounds may use date math, `date_math.rs`).
 
 use std::ops::Bound;
 
@@ -18,10 +19,12 @@ use tantivy::query::{
     RangeQuery, RegexQuery, TermQuery, TermSetQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Term};
+use tantivy::time::OffsetDateTime;
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DateTime, Searcher};
 
 use super::backend::{Result, SearchError};
+use super::date_math;
 use super::mapping::FACTS_FIELD;
 
 /// Schema fields of an embedded index.
@@ -291,10 +294,13 @@ impl DslContext<'_> {
     fn range(&self, path: &str, opts: &Map<String, Value>) -> Result<Q> {
         let target = Target::of(path);
         let base = Term::from_field_json_path(self.fields.kw, &target.path, true);
+        let now = OffsetDateTime::now_utc();
+        // date math rounds up for `gt` and `lte`, down for `gte` and `lt`
         let bound = |incl: &str, excl: &str, kind: ValueKind| -> Result<Bound<Term>> {
+            let term = |v: &Value, round_up: bool| range_term(&base, v, kind, now, round_up);
             match (opts.get(incl), opts.get(excl)) {
-                (Some(v), _) => Ok(range_term(&base, v, kind)?.map_or(Bound::Unbounded, Bound::Included)),
-                (None, Some(v)) => Ok(range_term(&base, v, kind)?.map_or(Bound::Unbounded, Bound::Excluded)),
+                (Some(v), _) => Ok(term(v, incl == "lte")?.map_or(Bound::Unbounded, Bound::Included)),
+                (None, Some(v)) => Ok(term(v, excl == "gt")?.map_or(Bound::Unbounded, Bound::Excluded)),
                 (None, None) => Ok(Bound::Unbounded),
             }
         };
@@ -537,7 +543,8 @@ enum ValueKind {
 }
 
 /// A range bound as a term of the given kind, or None when the value is not of that kind.
-fn range_term(base: &Term, value: &Value, kind: ValueKind) -> Result<Option<Term>> {
+/// Date bounds may use date math (`date_math.rs`).
+fn range_term(base: &Term, value: &Value, kind: ValueKind, now: OffsetDateTime, round_up: bool) -> Result<Option<Term>> {
     let mut term = base.clone();
     match (kind, value) {
         // All numeric bounds are f64: tantivy needs both bounds of one type.
@@ -546,9 +553,11 @@ fn range_term(base: &Term, value: &Value, kind: ValueKind) -> Result<Option<Term
             Ok(f) => term.append_type_and_fast_value(f),
             Err(_) => return Ok(None),
         },
-        (ValueKind::Date, Value::String(s)) if s.starts_with("now") => return Err(bad(format!("unsupported date math in range: {s}"))),
-        (ValueKind::Date, Value::String(s)) => match parse_date(s) {
-            Some(date) => term.append_type_and_fast_value(date),
+        (ValueKind::Date, Value::String(s)) => match date_math::evaluate(s, now, round_up, parse_date)
+            .map_err(bad)?
+            .or_else(|| parse_date(s))
+        {
+            Some(date) => term.append_type_and_fast_value(DateTime::from_utc(date)),
             None => return Ok(None),
         },
         (ValueKind::Str, Value::String(s)) => term.append_type_and_str(s),
@@ -560,15 +569,14 @@ fn range_term(base: &Term, value: &Value, kind: ValueKind) -> Result<Option<Term
 }
 
 /// RFC 3339, or `yyyy-MM-dd` / `yyyy/MM/dd` (midnight UTC).
-fn parse_date(s: &str) -> Option<DateTime> {
-    use tantivy::time::{format_description::well_known::Rfc3339, OffsetDateTime};
+fn parse_date(s: &str) -> Option<OffsetDateTime> {
+    use tantivy::time::format_description::well_known::Rfc3339;
     if let Ok(dt) = OffsetDateTime::parse(s, &Rfc3339) {
-        return Some(DateTime::from_utc(dt));
+        return Some(dt);
     }
     let normalized = s.replace('/', "-");
     if normalized.len() == 10 && super::mapping::looks_like_date(&normalized) {
-        let dt = OffsetDateTime::parse(&format!("{normalized}T00:00:00Z"), &Rfc3339).ok()?;
-        return Some(DateTime::from_utc(dt));
+        return OffsetDateTime::parse(&format!("{normalized}T00:00:00Z"), &Rfc3339).ok();
     }
     None
 }

@@ -6,6 +6,7 @@
 //! and in a scratch crate alike.
 
 pub mod backend;
+mod date_math;
 pub mod dsl;
 pub mod elastic;
 pub mod import;

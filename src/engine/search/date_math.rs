@@ -1,0 +1,144 @@
+//! Elasticsearch date math for range bounds: an anchor (`now`, or a date followed by `||`),
+//! then any of `+N<unit>`, `-N<unit>` and `/<unit>` (rounding), with units `y M w d h H m s`.
+//! Rounding depends on the bound, as in Elasticsearch: `gte` and `lt` round down to the start
+//! of the unit, `gt` and `lte` round up to its last millisecond, so `lte: now/d` includes all
+//! of today and `gt: now/d` excludes it. Weeks start on Monday. Months and years clamp the
+//! day (`2024-01-31||+1M` is February 29). All in UTC (`time_zone` is not supported).
+
+use tantivy::time::{Date, Duration, Month, OffsetDateTime, Time};
+
+/// The instant `expr` denotes, `None` when it is no date math (no `now` anchor, no `||`);
+/// an error names what is wrong. `parse_anchor` reads the date before `||`.
+pub fn evaluate(
+    expr: &str,
+    now: OffsetDateTime,
+    round_up: bool,
+    parse_anchor: impl Fn(&str) -> Option<OffsetDateTime>,
+) -> Result<Option<OffsetDateTime>, String> {
+    let (mut at, mut ops) = if let Some(rest) = expr.strip_prefix("now") {
+        (now, rest)
+    } else if let Some((anchor, rest)) = expr.split_once("||") {
+        let at = parse_anchor(anchor).ok_or_else(|| format!("invalid date in date math: {anchor}"))?;
+        (at, rest)
+    } else {
+        return Ok(None);
+    };
+    let invalid = || format!("invalid date math: {expr}");
+    while let Some(op) = ops.chars().next() {
+        ops = &ops[1..];
+        match op {
+            '+' | '-' => {
+                let digits = ops.chars().take_while(char::is_ascii_digit).count();
+                let amount: i64 = if digits == 0 {
+                    1
+                } else {
+                    ops[..digits].parse().map_err(|_| invalid())?
+                };
+                ops = &ops[digits..];
+                let unit = ops.chars().next().ok_or_else(invalid)?;
+                ops = &ops[unit.len_utf8()..];
+                let signed = if op == '-' { -amount } else { amount };
+                at = add(at, signed, unit).ok_or_else(invalid)?;
+            }
+            '/' => {
+                let unit = ops.chars().next().ok_or_else(invalid)?;
+                ops = &ops[unit.len_utf8()..];
+                let start = round_down(at, unit).ok_or_else(invalid)?;
+                at = if round_up {
+                    add(start, 1, unit).ok_or_else(invalid)? - Duration::milliseconds(1)
+                } else {
+                    start
+                };
+            }
+            _ => return Err(invalid()),
+        }
+    }
+    Ok(Some(at))
+}
+
+fn add(at: OffsetDateTime, amount: i64, unit: char) -> Option<OffsetDateTime> {
+    let fixed = |d: Duration| at.checked_add(d);
+    match unit {
+        'y' => add_months(at, amount.checked_mul(12)?),
+        'M' => add_months(at, amount),
+        'w' => fixed(Duration::weeks(amount)),
+        'd' => fixed(Duration::days(amount)),
+        'h' | 'H' => fixed(Duration::hours(amount)),
+        'm' => fixed(Duration::minutes(amount)),
+        's' => fixed(Duration::seconds(amount)),
+        _ => None,
+    }
+}
+
+/// Calendar months later (or earlier), the day clamped to the target month's length.
+fn add_months(at: OffsetDateTime, months: i64) -> Option<OffsetDateTime> {
+    let index = i64::from(at.year()) * 12 + i64::from(u8::from(at.month())) - 1 + months;
+    let year = i32::try_from(index.div_euclid(12)).ok()?;
+    let month = Month::try_from(u8::try_from(index.rem_euclid(12) + 1).ok()?).ok()?;
+    let day = at.day().min(month.length(year));
+    let date = Date::from_calendar_date(year, month, day).ok()?;
+    Some(at.replace_date(date))
+}
+
+fn round_down(at: OffsetDateTime, unit: char) -> Option<OffsetDateTime> {
+    let midnight = at.replace_time(Time::MIDNIGHT);
+    Some(match unit {
+        'y' => midnight.replace_date(Date::from_calendar_date(at.year(), Month::January, 1).ok()?),
+        'M' => midnight.replace_day(1).ok()?,
+        'w' => midnight - Duration::days(i64::from(at.weekday().number_days_from_monday())),
+        'd' => midnight,
+        'h' | 'H' => at.replace_time(Time::from_hms(at.hour(), 0, 0).ok()?),
+        'm' => at.replace_time(Time::from_hms(at.hour(), at.minute(), 0).ok()?),
+        's' => at.replace_nanosecond(0).ok()?,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::evaluate;
+    use tantivy::time::{format_description::well_known::Rfc3339, OffsetDateTime};
+
+    fn at(s: &str) -> OffsetDateTime {
+        OffsetDateTime::parse(s, &Rfc3339).unwrap()
+    }
+
+    fn eval(expr: &str, round_up: bool) -> Result<Option<String>, String> {
+        let now = at("2024-03-13T15:42:07.250Z");
+        let anchor = |s: &str| OffsetDateTime::parse(&format!("{s}T00:00:00Z"), &Rfc3339).ok();
+        evaluate(expr, now, round_up, anchor).map(|t| t.map(|t| t.format(&Rfc3339).unwrap()))
+    }
+
+    #[test]
+    fn anchors_arithmetic_and_rounding() {
+        let cases = [
+            ("now", false, "2024-03-13T15:42:07.25Z"),
+            ("now-1d", false, "2024-03-12T15:42:07.25Z"),
+            ("now+2h-30m", false, "2024-03-13T17:12:07.25Z"),
+            ("now/d", false, "2024-03-13T00:00:00Z"),
+            ("now/d", true, "2024-03-13T23:59:59.999Z"),
+            ("now-1M/M", false, "2024-02-01T00:00:00Z"),
+            ("now-1M/M", true, "2024-02-29T23:59:59.999Z"),
+            ("now/w", false, "2024-03-11T00:00:00Z"),
+            ("now/y", false, "2024-01-01T00:00:00Z"),
+            ("now/H", false, "2024-03-13T15:00:00Z"),
+            ("now/m", true, "2024-03-13T15:42:59.999Z"),
+            ("2024-01-31||+1M", false, "2024-02-29T00:00:00Z"),
+            ("2023-01-31||+1M", false, "2023-02-28T00:00:00Z"),
+            ("2024-02-29||-1y", false, "2023-02-28T00:00:00Z"),
+            ("2014-11-18||/M", true, "2014-11-30T23:59:59.999Z"),
+        ];
+        for (expr, up, want) in cases {
+            assert_eq!(eval(expr, up), Ok(Some(want.to_string())), "{expr} up={up}");
+        }
+    }
+
+    #[test]
+    fn plain_dates_are_not_date_math_and_bad_math_is_an_error() {
+        assert_eq!(eval("2024-03-13", false), Ok(None));
+        assert_eq!(eval("now-1x", false), Err("invalid date math: now-1x".into()));
+        assert_eq!(eval("now/", false), Err("invalid date math: now/".into()));
+        assert_eq!(eval("now*2", false), Err("invalid date math: now*2".into()));
+        assert_eq!(eval("junk||+1d", false), Err("invalid date in date math: junk".into()));
+    }
+}
