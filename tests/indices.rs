@@ -222,6 +222,42 @@ fn range_date_math() {
         .expect(400, json!({"detail": "invalid date math: now-1x"}));
 }
 
+/// `sort` in search_by_query: numbers descending with a missing value last, keywords with
+/// paging, and a text field refused with Elasticsearch's advice.
+#[test]
+fn search_by_query_sorts() {
+    let (s, token, pk) = setup();
+    let p = format!("/projects/{pk}");
+    let docs = json!({"documents": [
+        {"_index": "st", "_id": "1", "_source": {"title": "beta", "n": 3}},
+        {"_index": "st", "_id": "2", "_source": {"title": "alpha", "n": 10}},
+        {"_index": "st", "_id": "3", "_source": {"title": "gamma"}}]});
+    s.post(&format!("{p}/elastic/documents/"), Some(&token), &docs).ok(200);
+    let titles = |query: Value| -> Vec<Value> {
+        let out = s
+            .post(&format!("{p}/search_by_query/"), Some(&token), &json!({ "query": query }))
+            .ok(200);
+        out["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["doc"]["title"].clone())
+            .collect()
+    };
+    assert_eq!(
+        titles(json!({"sort": [{"n": "desc"}]})),
+        [json!("alpha"), json!("beta"), json!("gamma")]
+    );
+    assert_eq!(
+        titles(json!({"sort": [{"n": {"order": "asc", "missing": "_first"}}]})),
+        [json!("gamma"), json!("beta"), json!("alpha")]
+    );
+    assert_eq!(titles(json!({"sort": ["title.keyword"], "from": 1, "size": 1})), [json!("beta")]);
+    let body = json!({"query": {"sort": [{"title": "asc"}]}});
+    let err = s.post(&format!("{p}/search_by_query/"), Some(&token), &body).ok(400);
+    assert!(err["detail"].as_str().unwrap().contains("sort on [title.keyword]"), "{err}");
+}
+
 #[test]
 fn regex_random_doc_and_apply_group() {
     let (s, token, pk) = setup();

@@ -365,7 +365,9 @@ impl Engine {
         let indices = self.search_indices(pk, &mut f)?;
         f.finish()?;
         let mut q = query;
-        if q.get("query").is_none() && !q.as_object().is_some_and(|o| o.contains_key("size") || o.contains_key("from")) {
+        // a bare query clause (no search-body key at its top) is wrapped in one
+        const BODY_KEYS: [&str; 8] = ["query", "size", "from", "sort", "_source", "track_scores", "aggs", "aggregations"];
+        if !q.as_object().is_some_and(|o| BODY_KEYS.iter().any(|k| o.contains_key(*k))) {
             q = json!({"query": q});
         }
         let resp = self.search.search(&indices.unwrap_or_default(), &q)?;

@@ -70,6 +70,11 @@ impl FieldTypes {
             .collect()
     }
 
+    /// The type of a dotted path, when seen.
+    pub fn type_of(&self, dotted: &str) -> Option<&str> {
+        self.paths.iter().find(|(p, _)| p.join(".") == dotted).map(|(_, t)| t.as_str())
+    }
+
     pub fn to_infos(&self) -> Vec<FieldInfo> {
         self.paths
             .iter()

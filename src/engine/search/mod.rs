@@ -12,6 +12,7 @@ pub mod elastic;
 pub mod import;
 pub mod mapping;
 pub mod names;
+mod sort;
 pub mod tantivy_store;
 
 #[cfg(test)]

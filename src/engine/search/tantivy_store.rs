@@ -3,7 +3,7 @@
 //! Each document is stored whole (`_source`, the original JSON bytes) and indexed twice
 //! through JSON fields: `text` (strings analyzed, with positions) and `kw` (strings of at most
 //! 256 characters kept whole, as Elasticsearch's `keyword` subfield with `ignore_above: 256`;
-//! fast, for ranges and aggregations). Numbers, booleans and RFC 3339 dates are typed values in
+//! fast, for ranges, sorting (`sort.rs`) and aggregations). Numbers, booleans and RFC 3339 dates are typed values in
 //! both. Every `texta_facts` entry is also indexed as its own "fact document" (kind `f`, with
 //! `_parent`), which gives `nested` queries and fact aggregations Elasticsearch's semantics;
 //! fact fields are keywords (TEXTA's fact mapping), so fact documents have `kw` only.
@@ -35,6 +35,7 @@ use super::backend::{
 };
 use super::dsl::{kind_query, DslContext, StoreFields, KIND_DOC, KIND_FACT};
 use super::mapping::{FieldTypes, FACTS_FIELD};
+use super::sort;
 
 const TEXT_TOKENIZER: &str = "ta_text";
 const KEYWORD_IGNORE_ABOVE: usize = 256;
@@ -365,6 +366,110 @@ impl StoreIndex {
     }
 }
 
+/// One hit of a search page before it is loaded: where it is, its score and `sort` array.
+struct Found {
+    index: usize,
+    addr: DocAddress,
+    score: Option<f32>,
+    sort: Option<Value>,
+}
+
+/// Total matches, max score and the best `limit` hits by relevance (ties in index order).
+fn relevance_page(
+    handles: &[Arc<StoreIndex>],
+    searchers: &[Searcher],
+    clause: &Value,
+    limit: usize,
+) -> Result<(u64, Option<f32>, Vec<Found>)> {
+    let mut total = 0u64;
+    let mut candidates = Vec::new();
+    for (ord, (handle, searcher)) in handles.iter().zip(searchers).enumerate() {
+        let query = handle.doc_query(searcher, clause)?;
+        let collector = (Count, TopDocs::with_limit(limit.max(1)).order_by_score());
+        let (count, top) = searcher.search(&query, &collector).map_err(backend_err)?;
+        total += count as u64;
+        candidates.extend(top.into_iter().map(|(score, addr)| (score, ord, addr)));
+    }
+    candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    candidates.truncate(limit);
+    let max_score = candidates.first().map(|(score, _, _)| *score);
+    let page = candidates
+        .into_iter()
+        .map(|(score, index, addr)| Found {
+            index,
+            addr,
+            score: Some(score),
+            sort: None,
+        })
+        .collect();
+    Ok((total, max_score, page))
+}
+
+/// Total matches, max score (when `track`ed) and the first `limit` hits in `keys` order
+/// (ties in index order). Keeps at most about twice `limit` candidates in memory.
+fn sorted_page(
+    handles: &[Arc<StoreIndex>],
+    searchers: &[Searcher],
+    clause: &Value,
+    keys: &[sort::SortKey],
+    track: bool,
+    limit: usize,
+) -> Result<(u64, Option<f32>, Vec<Found>)> {
+    type Candidate = (Vec<sort::SortValue>, usize, DocAddress, f32);
+    let order = |a: &Candidate, b: &Candidate| sort::compare(keys, &a.0, &b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2));
+    let trim = |found: &mut Vec<Candidate>| {
+        if found.len() > limit {
+            if limit > 0 {
+                found.select_nth_unstable_by(limit - 1, order);
+            }
+            found.truncate(limit);
+        }
+    };
+    let (mut found, mut total, mut max_score): (Vec<Candidate>, u64, Option<f32>) = (Vec::new(), 0, None);
+    for (ord, (handle, searcher)) in handles.iter().zip(searchers).enumerate() {
+        let query = handle.doc_query(searcher, clause)?;
+        let scoring = if track {
+            EnableScoring::enabled_from_searcher(searcher)
+        } else {
+            EnableScoring::disabled_from_searcher(searcher)
+        };
+        let weight = query.weight(scoring).map_err(backend_err)?;
+        for (segment_ord, segment) in searcher.segment_readers().iter().enumerate() {
+            let columns = sort::SegmentColumns::open(segment, keys)?;
+            let mut scorer = weight.scorer(segment, 1.0).map_err(backend_err)?;
+            let alive = segment.alive_bitset();
+            let mut doc = scorer.doc();
+            while doc != TERMINATED {
+                if alive.is_none_or(|bits| bits.is_alive(doc)) {
+                    let score = if track { scorer.score() } else { 0.0 };
+                    if track && max_score.is_none_or(|m| score > m) {
+                        max_score = Some(score);
+                    }
+                    let values = columns.values(keys, doc, score, total);
+                    total += 1;
+                    found.push((values, ord, DocAddress::new(segment_ord as u32, doc), score));
+                    if found.len() >= 2 * limit + 1024 {
+                        trim(&mut found);
+                    }
+                }
+                doc = scorer.advance();
+            }
+        }
+    }
+    trim(&mut found);
+    found.sort_by(order);
+    let page = found
+        .into_iter()
+        .map(|(values, index, addr, score)| Found {
+            index,
+            addr,
+            score: track.then_some(score),
+            sort: Some(sort::render(keys, values)),
+        })
+        .collect();
+    Ok((total, max_score, page))
+}
+
 /// Per-document outcomes of a bulk write and the documents to store: ids generated where
 /// absent, non-objects refused.
 fn pending(docs: Vec<Doc>) -> (BulkResult, Vec<Pending>) {
@@ -493,26 +598,6 @@ fn path_matches(pattern: &str, path: &str) -> bool {
         Some(prefix) => path.starts_with(prefix),
         None => pattern == path || path.starts_with(&format!("{pattern}.")),
     }
-}
-
-/// One `sort` entry of a search body; only relevance and index order are supported.
-fn check_sort(sort: Option<&Value>) -> Result<()> {
-    let entries: Vec<&Value> = match sort {
-        None => return Ok(()),
-        Some(Value::Array(list)) => list.iter().collect(),
-        Some(one) => vec![one],
-    };
-    for entry in entries {
-        let name = match entry {
-            Value::String(s) => s.as_str(),
-            Value::Object(o) => o.keys().next().map(String::as_str).unwrap_or("_score"),
-            _ => "_score",
-        };
-        if !matches!(name, "_score" | "_doc") {
-            return Err(SearchError::BadQuery(format!("unsupported sort field: {name}")));
-        }
-    }
-    Ok(())
 }
 
 fn usize_param(body: &Value, key: &str, default: usize) -> Result<usize> {
@@ -653,31 +738,35 @@ impl SearchBackend for TantivyBackend {
         if body.get("aggs").or_else(|| body.get("aggregations")).is_some() {
             return Err(SearchError::BadQuery("unsupported search option: aggs".into()));
         }
-        check_sort(body.get("sort"))?;
         let from = usize_param(body, "from", 0)?;
         let size = usize_param(body, "size", 10)?;
         let clause = body.get("query").unwrap_or(&Value::Null);
         let handles = self.handles(indices)?;
-        let mut total = 0u64;
-        let mut candidates = Vec::new();
-        let searchers = handles.iter().map(|h| h.searcher()).collect::<Result<Vec<Searcher>>>()?;
-        for (ord, (handle, searcher)) in handles.iter().zip(&searchers).enumerate() {
-            let query = handle.doc_query(searcher, clause)?;
-            let limit = (from + size).max(1);
-            let collector = (Count, TopDocs::with_limit(limit).order_by_score());
-            let (count, top) = searcher.search(&query, &collector).map_err(backend_err)?;
-            total += count as u64;
-            candidates.extend(top.into_iter().map(|(score, addr)| (score, ord, addr)));
+        // checked against every index's mapping (a text field in any of them is refused)
+        let mut keys = None;
+        for handle in &handles {
+            keys = sort::parse(body.get("sort"), &lock(&handle.mapping))?;
         }
-        candidates.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-        let page: Vec<_> = candidates.into_iter().skip(from).take(size).collect();
-        let max_score = page.first().map(|(score, _, _)| *score);
+        let searchers = handles.iter().map(|h| h.searcher()).collect::<Result<Vec<Searcher>>>()?;
+        let (total, max_score, page) = match keys {
+            Some(keys) => {
+                let track = sort::needs_scores(&keys) || body.get("track_scores") == Some(&Value::Bool(true));
+                sorted_page(&handles, &searchers, clause, &keys, track, from + size)?
+            }
+            None => relevance_page(&handles, &searchers, clause, from + size)?,
+        };
         let hits = page
             .into_iter()
-            .map(|(score, ord, addr)| {
-                let mut hit = handles[ord].load_hit(&searchers[ord], addr, Some(score))?;
+            .skip(from)
+            .take(size)
+            .map(|found| {
+                let mut hit = handles[found.index].load_hit(&searchers[found.index], found.addr, found.score)?;
                 hit.source = filter_source(hit.source, body.get("_source"));
-                Ok(hit.to_json())
+                let mut json = hit.to_json();
+                if let Some(sort) = found.sort {
+                    json["sort"] = sort;
+                }
+                Ok(json)
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(json!({

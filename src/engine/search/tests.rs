@@ -375,6 +375,58 @@ fn search_response_is_elasticsearch_shaped() {
     assert!(source.get("texta_facts").is_none() && source["a"] == json!({}) && source["n"] == json!(5));
 }
 
+/// Field sort as Elasticsearch: order, missing values, keyword/number/date keys, `sort`
+/// arrays on the hits, no scores unless asked, paging, and text fields refused.
+#[test]
+fn field_sort_is_elasticsearch_shaped() {
+    let (_dir, backend) = corpus_store("sort");
+    let corpus = vec!["corpus".to_string()];
+    let search = |body: Value| backend.search(&corpus, &body).unwrap_or_else(|e| panic!("{body}: {e}"));
+    let order = |response: &Value| -> Vec<(String, Value)> {
+        let hits = response["hits"]["hits"].as_array().unwrap();
+        hits.iter()
+            .map(|h| (h["_id"].as_str().unwrap().to_string(), h["sort"].clone()))
+            .collect()
+    };
+    let by_n = search(json!({"sort": [{"n": {"order": "desc"}}]}));
+    assert_eq!(
+        order(&by_n),
+        vec![
+            ("d2".into(), json!([10])),
+            ("d1".into(), json!([5])),
+            ("d3".into(), json!([2])),
+            ("d4".into(), json!([i64::MIN])),
+        ]
+    );
+    assert_eq!(by_n["hits"]["max_score"], Value::Null);
+    assert_eq!(by_n["hits"]["hits"][0]["_score"], Value::Null);
+    assert_eq!(by_n["hits"]["total"], json!({"value": 4, "relation": "eq"}));
+    let first = search(json!({"sort": {"n": {"order": "asc", "missing": "_first"}}, "size": 2}));
+    // `n` is mapped `long` (first seen as 5), so 2.5 shows as 2, as Elasticsearch stores it
+    assert_eq!(order(&first), vec![("d4".into(), json!([i64::MIN])), ("d3".into(), json!([2]))]);
+    let labels = search(json!({"sort": ["label.keyword"], "from": 1, "size": 2}));
+    assert_eq!(
+        order(&labels),
+        vec![("d4".into(), json!(["muu"])), ("d1".into(), json!(["politsei"]))]
+    );
+    let dates = search(json!({"query": {"exists": {"field": "date"}}, "sort": [{"date": "asc"}, "_doc"]}));
+    let dates = order(&dates);
+    assert_eq!((dates[0].0.as_str(), &dates[0].1[0]), ("d1", &json!(1578218400000i64)), "epoch ms");
+    assert_eq!((dates[1].0.as_str(), &dates[1].1[0]), ("d2", &json!(1614556800000i64)));
+    // `_doc` is the document's number in index order (segments as written)
+    let mut numbers = [dates[0].1[1].as_u64().unwrap(), dates[1].1[1].as_u64().unwrap()];
+    numbers.sort();
+    assert_eq!(numbers, [0, 1]);
+    let scored = search(json!({"query": {"match": {"text": "varas"}}, "sort": ["label.keyword"], "track_scores": true}));
+    assert!(scored["hits"]["hits"][0]["_score"].as_f64().unwrap() > 0.0);
+    assert!(scored["hits"]["max_score"].as_f64().unwrap() > 0.0);
+    let err = backend.search(&corpus, &json!({"sort": [{"label": "asc"}]})).unwrap_err();
+    assert!(
+        matches!(&err, SearchError::BadQuery(m) if m.contains("sort on [label.keyword]")),
+        "{err}"
+    );
+}
+
 #[test]
 fn scan_streams_in_batches() {
     let (_dir, backend) = corpus_store("scan");
