@@ -220,6 +220,12 @@ fn range_date_math() {
     let bad = json!({"query": {"query": {"range": {"published": {"gte": "now-1x"}}}}});
     s.post(&format!("{p}/search_by_query/"), Some(&token), &bad)
         .expect(400, json!({"detail": "invalid date math: now-1x"}));
+    let zoned = json!({"query": {"query": {"range": {"published": {"gte": "now-1d", "time_zone": "+02:00"}}}}});
+    s.post(&format!("{p}/search_by_query/"), Some(&token), &zoned).expect(
+        400,
+        json!({"detail": "unsupported range option: time_zone \"+02:00\" (dates are UTC)"}),
+    );
+    assert_eq!(ids(json!({"gte": "now-7d", "time_zone": "UTC"})), ["recent"]);
 }
 
 /// `sort` in search_by_query: numbers descending with a missing value last, keywords with

@@ -3,7 +3,8 @@
 //! Rounding depends on the bound, as in Elasticsearch: `gte` and `lt` round down to the start
 //! of the unit, `gt` and `lte` round up to its last millisecond, so `lte: now/d` includes all
 //! of today and `gt: now/d` excludes it. Weeks start on Monday. Months and years clamp the
-//! day (`2024-01-31||+1M` is February 29). All in UTC (`time_zone` is not supported).
+//! day (`2024-01-31||+1M` is February 29). All in UTC: a range with another `time_zone` is
+//! refused (`dsl.rs`).
 
 use tantivy::time::{Date, Duration, Month, OffsetDateTime, Time};
 

@@ -294,6 +294,12 @@ impl DslContext<'_> {
     fn range(&self, path: &str, opts: &Map<String, Value>) -> Result<Q> {
         let target = Target::of(path);
         let base = Term::from_field_json_path(self.fields.kw, &target.path, true);
+        if let Some(zone) = opts
+            .get("time_zone")
+            .filter(|z| !matches!(z.as_str(), Some("UTC" | "Z" | "+00:00")))
+        {
+            return Err(bad(format!("unsupported range option: time_zone {zone} (dates are UTC)")));
+        }
         let now = OffsetDateTime::now_utc();
         // date math rounds up for `gt` and `lte`, down for `gte` and `lt`
         let bound = |incl: &str, excl: &str, kind: ValueKind| -> Result<Bound<Term>> {
