@@ -228,10 +228,11 @@ fn range_date_math() {
     assert_eq!(ids(json!({"gte": "now-7d", "time_zone": "UTC"})), ["recent"]);
 }
 
-/// `sort` in search_by_query: numbers descending with a missing value last, keywords with
-/// paging, and a text field refused with Elasticsearch's advice.
+/// `sort` and `aggs` in search_by_query: numbers descending with a missing value last,
+/// keywords with paging, aggregations in the response's `aggs`, and a text field refused with
+/// Elasticsearch's advice.
 #[test]
-fn search_by_query_sorts() {
+fn search_by_query_sorts_and_aggregates() {
     let (s, token, pk) = setup();
     let p = format!("/projects/{pk}");
     let docs = json!({"documents": [
@@ -259,9 +260,20 @@ fn search_by_query_sorts() {
         [json!("gamma"), json!("beta"), json!("alpha")]
     );
     assert_eq!(titles(json!({"sort": ["title.keyword"], "from": 1, "size": 1})), [json!("beta")]);
+    let aggs = json!({"query": {"size": 0, "aggs": {
+        "titles": {"terms": {"field": "title.keyword", "order": {"_key": "desc"}}},
+        "top": {"max": {"field": "n"}}}}});
+    let out = s.post(&format!("{p}/search_by_query/"), Some(&token), &aggs).ok(200);
+    assert_eq!(
+        out,
+        json!({"count": 3, "results": [], "aggs": {
+            "titles": {"buckets": [{"key": "gamma", "doc_count": 1}, {"key": "beta", "doc_count": 1}, {"key": "alpha", "doc_count": 1}],
+                       "sum_other_doc_count": 0, "doc_count_error_upper_bound": 0},
+            "top": {"value": 10.0}}})
+    );
     let body = json!({"query": {"sort": [{"title": "asc"}]}});
     let err = s.post(&format!("{p}/search_by_query/"), Some(&token), &body).ok(400);
-    assert!(err["detail"].as_str().unwrap().contains("sort on [title.keyword]"), "{err}");
+    assert!(err["detail"].as_str().unwrap().contains("use [title.keyword]"), "{err}");
 }
 
 #[test]

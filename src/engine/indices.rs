@@ -377,7 +377,8 @@ impl Engine {
             .flatten()
             .map(|h| json!({"highlight": {}, "doc": h["_source"]}))
             .collect();
-        Ok(json!({"count": resp["hits"]["total"]["value"], "aggs": {}, "results": results}))
+        let aggs = resp.get("aggregations").cloned().unwrap_or_else(|| json!({}));
+        Ok(json!({"count": resp["hits"]["total"]["value"], "aggs": aggs, "results": results}))
     }
 
     /// POST /projects/{pk}/search/ — the simplified search: `match_text` as words, a phrase

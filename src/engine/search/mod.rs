@@ -5,6 +5,7 @@
 //! Self-contained: only `self::`/`super::` paths, so it compiles as `crate::engine::search`
 //! and in a scratch crate alike.
 
+mod aggs;
 pub mod backend;
 mod date_math;
 pub mod dsl;

@@ -100,27 +100,27 @@ fn parse_order(order: &str) -> Result<bool> {
 }
 
 fn field_column(field: &str, types: &FieldTypes) -> Result<By> {
+    let (column, keyword, mapped) = fast_column(field, types)?;
+    Ok(By::Field { column, keyword, mapped })
+}
+
+/// The `kw` fast column of a field named as in Elasticsearch (`x.keyword`, a number, date or
+/// boolean field, a fact field): (column, holds keywords, mapped type). An analysed text
+/// field has none, as in Elasticsearch, and is an error.
+pub fn fast_column(field: &str, types: &FieldTypes) -> Result<(String, bool, Option<String>)> {
     if let Some(path) = field.strip_suffix(".keyword") {
-        return Ok(By::Field {
-            column: format!("kw.{path}"),
-            keyword: true,
-            mapped: None,
-        });
+        return Ok((format!("kw.{path}"), true, None));
     }
     let keyword = field.starts_with(&format!("{FACTS_FIELD}."));
     let mapped = types.type_of(field).map(String::from);
-    match mapped.as_deref() {
-        Some("text") if !keyword => Err(bad(format!(
+    if mapped.as_deref() == Some("text") && !keyword {
+        return Err(bad(format!(
             "Text fields are not optimised for operations that require per-document field data like aggregations and \
              sorting, so these operations are disabled by default. Please use a keyword field instead. [{field}] \
-             is a text field: sort on [{field}.keyword]"
-        ))),
-        _ => Ok(By::Field {
-            column: format!("kw.{field}"),
-            keyword,
-            mapped,
-        }),
+             is a text field: use [{field}.keyword]"
+        )));
     }
+    Ok((format!("kw.{field}"), keyword, mapped))
 }
 
 /// A document's value for one key: what it compares by and how the hit shows it.
@@ -309,7 +309,7 @@ mod tests {
             ]
         );
         let err = parse(Some(&json!({"title": "asc"})), &t).unwrap_err().to_string();
-        assert!(err.contains("sort on [title.keyword]"), "{err}");
+        assert!(err.contains("use [title.keyword]"), "{err}");
         let err = parse(Some(&json!({"n": {"mode": "avg"}})), &t).unwrap_err().to_string();
         assert!(err.contains("unsupported sort option for [n]: mode"), "{err}");
         assert!(parse(Some(&json!({"n": "up"})), &t).is_err());

@@ -19,7 +19,8 @@ use std::time::Instant;
 
 use serde_json::{json, Map, Value};
 use tantivy::aggregation::agg_req::Aggregations;
-use tantivy::aggregation::{AggContextParams, AggregationCollector, AggregationLimitsGuard};
+use tantivy::aggregation::intermediate_agg_result::IntermediateAggregationResults;
+use tantivy::aggregation::{AggContextParams, AggregationCollector, AggregationLimitsGuard, DistributedAggregationCollector};
 use tantivy::collector::{Count, TopDocs};
 use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery, TermSetQuery};
@@ -35,7 +36,7 @@ use super::backend::{
 };
 use super::dsl::{kind_query, DslContext, StoreFields, KIND_DOC, KIND_FACT};
 use super::mapping::{FieldTypes, FACTS_FIELD};
-use super::sort;
+use super::{aggs, sort};
 
 const TEXT_TOKENIZER: &str = "ta_text";
 const KEYWORD_IGNORE_ABOVE: usize = 256;
@@ -470,6 +471,32 @@ fn sorted_page(
     Ok((total, max_score, page))
 }
 
+/// The search body's `aggs` over the documents matching `clause` in every index (see `aggs.rs`).
+fn run_aggs(handles: &[Arc<StoreIndex>], searchers: &[Searcher], clause: &Value, request: &Value) -> Result<Value> {
+    let mappings: Vec<FieldTypes> = handles.iter().map(|h| lock(&h.mapping).clone()).collect();
+    let request = aggs::translate(request, &mappings)?;
+    let mut merged: Option<IntermediateAggregationResults> = None;
+    for (handle, searcher) in handles.iter().zip(searchers) {
+        let query = handle.doc_query(searcher, clause)?;
+        let context = AggContextParams::new(AggregationLimitsGuard::default(), handle.index.tokenizers().clone());
+        let collector = DistributedAggregationCollector::from_aggs(request.clone(), context);
+        let part = searcher
+            .search(&query, &collector)
+            .map_err(|e| SearchError::BadQuery(format!("aggs: {e}")))?;
+        match merged.as_mut() {
+            Some(all) => all.merge_fruits(part).map_err(backend_err)?,
+            None => merged = Some(part),
+        }
+    }
+    let Some(merged) = merged else {
+        return Ok(json!({}));
+    };
+    let result = merged
+        .into_final_result(request, AggregationLimitsGuard::default())
+        .map_err(|e| SearchError::BadQuery(format!("aggs: {e}")))?;
+    serde_json::to_value(result).map(aggs::finish).map_err(backend_err)
+}
+
 /// Per-document outcomes of a bulk write and the documents to store: ids generated where
 /// absent, non-objects refused.
 fn pending(docs: Vec<Doc>) -> (BulkResult, Vec<Pending>) {
@@ -735,9 +762,6 @@ impl SearchBackend for TantivyBackend {
 
     fn search(&self, indices: &[String], body: &Value) -> Result<Value> {
         let started = Instant::now();
-        if body.get("aggs").or_else(|| body.get("aggregations")).is_some() {
-            return Err(SearchError::BadQuery("unsupported search option: aggs".into()));
-        }
         let from = usize_param(body, "from", 0)?;
         let size = usize_param(body, "size", 10)?;
         let clause = body.get("query").unwrap_or(&Value::Null);
@@ -755,6 +779,10 @@ impl SearchBackend for TantivyBackend {
             }
             None => relevance_page(&handles, &searchers, clause, from + size)?,
         };
+        let aggregations = match body.get("aggs").or_else(|| body.get("aggregations")) {
+            Some(request) => Some(run_aggs(&handles, &searchers, clause, request)?),
+            None => None,
+        };
         let hits = page
             .into_iter()
             .skip(from)
@@ -769,12 +797,16 @@ impl SearchBackend for TantivyBackend {
                 Ok(json)
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(json!({
+        let mut response = json!({
             "took": started.elapsed().as_millis() as u64,
             "timed_out": false,
             "_shards": {"total": handles.len(), "successful": handles.len(), "skipped": 0, "failed": 0},
             "hits": {"total": {"value": total, "relation": "eq"}, "max_score": max_score, "hits": hits},
-        }))
+        });
+        if let Some(aggregations) = aggregations {
+            response["aggregations"] = aggregations;
+        }
+        Ok(response)
     }
 
     fn count(&self, indices: &[String], query: &Value) -> Result<u64> {

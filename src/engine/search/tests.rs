@@ -422,7 +422,67 @@ fn field_sort_is_elasticsearch_shaped() {
     assert!(scored["hits"]["max_score"].as_f64().unwrap() > 0.0);
     let err = backend.search(&corpus, &json!({"sort": [{"label": "asc"}]})).unwrap_err();
     assert!(
-        matches!(&err, SearchError::BadQuery(m) if m.contains("sort on [label.keyword]")),
+        matches!(&err, SearchError::BadQuery(m) if m.contains("use [label.keyword]")),
+        "{err}"
+    );
+}
+
+/// `aggs` in a search: Elasticsearch-shaped results under the request's names, across
+/// indices, restricted to the query's documents; text fields and unknown kinds refused.
+#[test]
+fn aggregations_are_elasticsearch_shaped() {
+    let (_dir, backend) = corpus_store("aggs");
+    backend
+        .bulk_index(
+            "second",
+            vec![Doc {
+                id: Some("s1".into()),
+                source: json!({"label": "muu", "n": 1}),
+            }],
+        )
+        .unwrap();
+    let both = vec!["corpus".to_string(), "second".to_string()];
+    let body = json!({
+        "size": 0,
+        "aggs": {
+            "labels": {"terms": {"field": "label.keyword", "order": {"_key": "asc"}}},
+            "n_stats": {"stats": {"field": "n"}}
+        }
+    });
+    let response = backend.search(&both, &body).unwrap();
+    assert_eq!(response["hits"]["hits"], json!([]));
+    let labels = &response["aggregations"]["labels"];
+    assert_eq!(
+        labels["buckets"],
+        json!([
+            {"key": "kiirabi", "doc_count": 1}, {"key": "muu", "doc_count": 2},
+            {"key": "politsei", "doc_count": 1}, {"key": "tuletõrje", "doc_count": 1}
+        ])
+    );
+    assert_eq!(
+        (labels["sum_other_doc_count"].clone(), labels["doc_count_error_upper_bound"].clone()),
+        (json!(0), json!(0))
+    );
+    let stats = &response["aggregations"]["n_stats"];
+    assert_eq!(
+        (stats["count"].clone(), stats["min"].clone(), stats["max"].clone()),
+        (json!(4), json!(1.0), json!(10.0))
+    );
+    let matched = json!({"query": {"match": {"text": "varas"}}, "aggs": {"labels": {"terms": {"field": "label.keyword"}}}});
+    let response = backend.search(&both, &matched).unwrap();
+    let mut keys: Vec<String> = response["aggregations"]["labels"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["key"].as_str().unwrap().to_string())
+        .collect();
+    keys.sort();
+    assert_eq!(keys, ["muu", "politsei"], "only the matching documents, no fact documents");
+    let err = backend
+        .search(&both, &json!({"aggs": {"t": {"terms": {"field": "text"}}}}))
+        .unwrap_err();
+    assert!(
+        matches!(&err, SearchError::BadQuery(m) if m.contains("use [text.keyword]")),
         "{err}"
     );
 }
