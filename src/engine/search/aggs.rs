@@ -20,13 +20,19 @@ pub fn translate(aggs: &Value, mappings: &[FieldTypes]) -> Result<Aggregations> 
 }
 
 /// Elasticsearch's shape for tantivy's results: a terms result always has
-/// `doc_count_error_upper_bound` (tantivy leaves it out when it is 0).
+/// `doc_count_error_upper_bound` (tantivy leaves it out when it is 0), and a date bucket's
+/// key is whole epoch milliseconds (tantivy gives a float).
 pub fn finish(mut result: Value) -> Value {
     fn walk(value: &mut Value) {
         match value {
             Value::Object(map) => {
                 if map.contains_key("sum_other_doc_count") && !map.contains_key("doc_count_error_upper_bound") {
                     map.insert("doc_count_error_upper_bound".into(), Value::from(0));
+                }
+                if map.contains_key("key_as_string") {
+                    if let Some(millis) = map.get("key").and_then(Value::as_f64).filter(|k| k.fract() == 0.0) {
+                        map.insert("key".into(), Value::from(millis as i64));
+                    }
                 }
                 map.values_mut().for_each(walk);
             }
@@ -67,6 +73,17 @@ mod tests {
     use super::{map_fields, translate};
     use crate::engine::search::mapping::FieldTypes;
     use serde_json::json;
+
+    #[test]
+    fn results_take_elasticsearch_shape() {
+        let tantivy = json!({"t": {"buckets": [], "sum_other_doc_count": 0},
+                             "h": {"buckets": [{"key_as_string": "2020-01-01T00:00:00Z", "key": 1577836800000.0, "doc_count": 1}]}});
+        assert_eq!(
+            super::finish(tantivy),
+            json!({"t": {"buckets": [], "sum_other_doc_count": 0, "doc_count_error_upper_bound": 0},
+                   "h": {"buckets": [{"key_as_string": "2020-01-01T00:00:00Z", "key": 1577836800000i64, "doc_count": 1}]}})
+        );
+    }
 
     #[test]
     fn fields_map_to_fast_columns_and_text_fields_are_refused() {
