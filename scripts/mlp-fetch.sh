@@ -47,7 +47,7 @@ if [[ ! -f "$SUMS" ]]; then
   download
   (cd "$DL" && sha256sum -- *) > "$SUMS"
   echo "recorded checksums in $SUMS"
-elif ! (cd "$DL" && sha256sum --check --quiet "$SUMS" 2>/dev/null); then
+elif ! (cd "$DL" && sha256sum --check --quiet "$SUMS" >/dev/null 2>&1); then
   download
   (cd "$DL" && sha256sum --check --quiet "$SUMS")
 fi
