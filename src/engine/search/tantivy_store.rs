@@ -772,12 +772,16 @@ impl SearchBackend for TantivyBackend {
             keys = sort::parse(body.get("sort"), &lock(&handle.mapping))?;
         }
         let searchers = handles.iter().map(|h| h.searcher()).collect::<Result<Vec<Searcher>>>()?;
+        // no page can hold more hits than the indices have documents (a huge `size` must not
+        // size a collector)
+        let stored: u64 = searchers.iter().map(|s| s.num_docs()).sum();
+        let limit = from.saturating_add(size).min(usize::try_from(stored).unwrap_or(usize::MAX));
         let (total, max_score, page) = match keys {
             Some(keys) => {
                 let track = sort::needs_scores(&keys) || body.get("track_scores") == Some(&Value::Bool(true));
-                sorted_page(&handles, &searchers, clause, &keys, track, from + size)?
+                sorted_page(&handles, &searchers, clause, &keys, track, limit)?
             }
-            None => relevance_page(&handles, &searchers, clause, from + size)?,
+            None => relevance_page(&handles, &searchers, clause, limit)?,
         };
         let aggregations = match body.get("aggs").or_else(|| body.get("aggregations")) {
             Some(request) => Some(run_aggs(&handles, &searchers, clause, request)?),

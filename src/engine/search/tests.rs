@@ -358,6 +358,24 @@ fn search_response_is_elasticsearch_shaped() {
     assert_eq!(response["hits"]["max_score"], hits[0]["_score"]);
     assert!(hits[0]["_score"].as_f64().unwrap() >= hits[1]["_score"].as_f64().unwrap());
 
+    // a huge page is bounded by the documents there are, not allocated
+    let huge = backend
+        .search(
+            &indices,
+            &json!({"query": {"match": {"text": "varas"}}, "from": u64::MAX, "size": u64::MAX}),
+        )
+        .unwrap();
+    assert_eq!(
+        (huge["hits"]["total"]["value"].clone(), huge["hits"]["hits"].clone()),
+        (json!(3), json!([]))
+    );
+    let all = backend
+        .search(
+            &indices,
+            &json!({"query": {"match": {"text": "varas"}}, "size": 1_000_000_000_000_000u64, "sort": ["_doc"]}),
+        )
+        .unwrap();
+    assert_eq!(all["hits"]["hits"].as_array().unwrap().len(), 3);
     let page2 = backend
         .search(&indices, &json!({"query": {"match": {"text": "varas"}}, "from": 2, "size": 2}))
         .unwrap();
