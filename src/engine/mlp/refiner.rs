@@ -303,7 +303,8 @@ pub fn train(examples: &[Example], opts: TrainOptions, mut progress: impl FnMut(
             .filter(|&(_, w)| w != 0.0 && w.abs() >= opts.prune_below)
             .collect();
         averaged.sort_by_key(|&(c, _)| c);
-        if !averaged.is_empty() {
+        // the file stores a feature's length in 16 bits; longer ones (a giant word) are dropped
+        if !averaged.is_empty() && f.len() <= usize::from(u16::MAX) {
             weights.insert(f, averaged);
         }
     }
@@ -397,5 +398,14 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         assert_eq!(loaded.to_bytes(), model.to_bytes());
         assert_eq!(loaded.refine(&words, &base), model.refine(&words, &base));
+
+        // a word too long for the file's 16-bit lengths leaves the file readable
+        let giant = "x".repeat(70_000);
+        let data = vec![example(&format!("{giant} ."), "NN .", "NNP .")];
+        let model = train(&data, opts, |_, _| {});
+        std::fs::write(&path, model.to_bytes()).unwrap();
+        let loaded = Refiner::load(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(loaded.to_bytes(), model.to_bytes());
     }
 }

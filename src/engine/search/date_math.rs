@@ -26,7 +26,7 @@ pub fn evaluate(
     };
     let invalid = || format!("invalid date math: {expr}");
     while let Some(op) = ops.chars().next() {
-        ops = &ops[1..];
+        ops = &ops[op.len_utf8()..];
         match op {
             '+' | '-' => {
                 let digits = ops.chars().take_while(char::is_ascii_digit).count();
@@ -57,23 +57,24 @@ pub fn evaluate(
     Ok(Some(at))
 }
 
+/// `at` moved by `amount` units; `None` for an unknown unit or a result out of range.
 fn add(at: OffsetDateTime, amount: i64, unit: char) -> Option<OffsetDateTime> {
-    let fixed = |d: Duration| at.checked_add(d);
-    match unit {
-        'y' => add_months(at, amount.checked_mul(12)?),
-        'M' => add_months(at, amount),
-        'w' => fixed(Duration::weeks(amount)),
-        'd' => fixed(Duration::days(amount)),
-        'h' | 'H' => fixed(Duration::hours(amount)),
-        'm' => fixed(Duration::minutes(amount)),
-        's' => fixed(Duration::seconds(amount)),
-        _ => None,
-    }
+    let seconds_per_unit = match unit {
+        'y' => return add_months(at, amount.checked_mul(12)?),
+        'M' => return add_months(at, amount),
+        'w' => 7 * 86_400,
+        'd' => 86_400,
+        'h' | 'H' => 3_600,
+        'm' => 60,
+        's' => 1,
+        _ => return None,
+    };
+    at.checked_add(Duration::seconds(amount.checked_mul(seconds_per_unit)?))
 }
 
 /// Calendar months later (or earlier), the day clamped to the target month's length.
 fn add_months(at: OffsetDateTime, months: i64) -> Option<OffsetDateTime> {
-    let index = i64::from(at.year()) * 12 + i64::from(u8::from(at.month())) - 1 + months;
+    let index = (i64::from(at.year()) * 12 + i64::from(u8::from(at.month())) - 1).checked_add(months)?;
     let year = i32::try_from(index.div_euclid(12)).ok()?;
     let month = Month::try_from(u8::try_from(index.rem_euclid(12) + 1).ok()?).ok()?;
     let day = at.day().min(month.length(year));
@@ -141,5 +142,16 @@ mod tests {
         assert_eq!(eval("now/", false), Err("invalid date math: now/".into()));
         assert_eq!(eval("now*2", false), Err("invalid date math: now*2".into()));
         assert_eq!(eval("junk||+1d", false), Err("invalid date in date math: junk".into()));
+        // non-ASCII operators and amounts out of range are errors, not panics
+        assert_eq!(eval("now€", false), Err("invalid date math: now€".into()));
+        assert_eq!(
+            eval("now+9223372036854775807d", false),
+            Err("invalid date math: now+9223372036854775807d".into())
+        );
+        assert_eq!(
+            eval("now-9223372036854775807M", false),
+            Err("invalid date math: now-9223372036854775807M".into())
+        );
+        assert_eq!(eval("now+99999999999y", false), Err("invalid date math: now+99999999999y".into()));
     }
 }
