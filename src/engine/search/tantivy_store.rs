@@ -42,6 +42,10 @@ const TEXT_TOKENIZER: &str = "ta_text";
 const KEYWORD_IGNORE_ABOVE: usize = 256;
 const MAPPING_FILE: &str = "ta_fields.json";
 const WRITER_MEMORY: usize = 128 << 20;
+/// Names the on-disk format of an index (term dictionaries are sstables); an index without
+/// this marker, or with another one, was written by an earlier ta and is refused, not misread.
+const FORMAT_FILE: &str = "ta_format";
+const FORMAT: &str = "tantivy-0.27-sstable\n";
 
 /// The embedded backend; cheap to share behind an `Arc`.
 pub struct TantivyBackend {
@@ -114,6 +118,11 @@ impl TantivyBackend {
         let dir = self.index_dir(name)?;
         if !dir.join("meta.json").exists() {
             return Err(SearchError::IndexNotFound(name.to_string()));
+        }
+        if std::fs::read_to_string(dir.join(FORMAT_FILE)).ok().as_deref() != Some(FORMAT) {
+            return Err(SearchError::Backend(format!(
+                "index [{name}] was written by an earlier version of ta in a format this one cannot read; delete it and import it again"
+            )));
         }
         let index = Index::open_in_dir(&dir).map_err(backend_err)?;
         let handle = Arc::new(StoreIndex::new(name, dir, index)?);
@@ -675,6 +684,7 @@ impl SearchBackend for TantivyBackend {
             return Ok(());
         }
         std::fs::create_dir_all(&dir).map_err(backend_err)?;
+        std::fs::write(dir.join(FORMAT_FILE), FORMAT).map_err(backend_err)?;
         Index::create_in_dir(&dir, build_schema()).map_err(backend_err)?;
         Ok(())
     }

@@ -603,6 +603,22 @@ fn documents_survive_without_close() {
 }
 
 #[test]
+fn an_index_in_an_older_format_is_refused_with_advice_and_can_be_deleted() {
+    let dir = TempDir::new("format");
+    TantivyBackend::open(&dir.0).unwrap().bulk_index("old", corpus()).unwrap();
+    std::fs::remove_file(dir.0.join("old").join("ta_format")).unwrap();
+    let fresh = TantivyBackend::open(&dir.0).unwrap();
+    let err = fresh.count(&["old".into()], &json!({})).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "search backend failure: index [old] was written by an earlier version of ta in a format this one cannot read; \
+         delete it and import it again"
+    );
+    fresh.delete_index("old").unwrap();
+    assert_eq!(fresh.list_indices().unwrap(), Vec::<String>::new());
+}
+
+#[test]
 fn info_reports_an_embedded_store() {
     let (dir, backend) = store("info");
     let info = backend.info();
