@@ -497,14 +497,18 @@ impl DslContext<'_> {
 
     /// The string read as a number, date or boolean on the target path, when it is one.
     fn typed_term(&self, target: &Target, text: &str) -> Option<Term> {
-        let field = if target.keyword { self.fields.kw } else { self.fields.text };
-        let base = Term::from_field_json_path(field, &target.path, true);
+        let base = Term::from_field_json_path(self.fields.kw, &target.path, true);
         convert_to_fast_value_and_append_to_json_term(&base, text, true)
     }
 
-    /// A term-level value (not analyzed) as a term on the target path.
+    /// A term-level value (not analyzed) as a term on the target path; typed values are in
+    /// the keyword field only.
     fn exact_term(&self, target: &Target, value: &Value) -> Result<Term> {
-        let field = if target.keyword { self.fields.kw } else { self.fields.text };
+        let field = if target.keyword || !value.is_string() {
+            self.fields.kw
+        } else {
+            self.fields.text
+        };
         let mut term = Term::from_field_json_path(field, &target.path, true);
         match value {
             Value::String(s) => term.append_type_and_str(s),

@@ -8,6 +8,7 @@
 mod aggs;
 pub mod backend;
 mod date_math;
+mod doc_views;
 pub mod dsl;
 pub mod elastic;
 pub mod import;

@@ -1,10 +1,10 @@
 //! Embedded index store on tantivy: one tantivy index per ta index, in `<root>/<name>/`.
 //!
 //! Each document is stored whole (`_source`, the original JSON bytes) and indexed twice
-//! through JSON fields: `text` (strings analyzed, with positions) and `kw` (strings of at most
-//! 256 characters kept whole, as Elasticsearch's `keyword` subfield with `ignore_above: 256`;
-//! fast, for ranges, sorting (`sort.rs`) and aggregations). Numbers, booleans and RFC 3339 dates are typed values in
-//! both. Every `texta_facts` entry is also indexed as its own "fact document" (kind `f`, with
+//! through JSON fields (`doc_views.rs`): `text` (strings analyzed, with positions) and `kw`
+//! (numbers, booleans, RFC 3339 dates, and strings of at most 256 characters kept whole, as
+//! Elasticsearch's `keyword` subfield with `ignore_above: 256`; fast, for ranges, sorting
+//! (`sort.rs`) and aggregations). Every `texta_facts` entry is also indexed as its own "fact document" (kind `f`, with
 //! `_parent`), which gives `nested` queries and fact aggregations Elasticsearch's semantics;
 //! fact fields are keywords (TEXTA's fact mapping), so fact documents have `kw` only.
 //! Writes commit per call, so documents survive a crash once a call returns; a bulk load
@@ -34,12 +34,12 @@ use super::backend::{
     generate_id, query_clause, BackendInfo, BulkLoader, BulkResult, Doc, FactCounts, FactValueCount, Hit, IndexFields, Result,
     SearchBackend, SearchError,
 };
+use super::doc_views::{keyword_view, text_view};
 use super::dsl::{kind_query, DslContext, StoreFields, KIND_DOC, KIND_FACT};
 use super::mapping::{FieldTypes, FACTS_FIELD};
 use super::{aggs, sort};
 
 const TEXT_TOKENIZER: &str = "ta_text";
-const KEYWORD_IGNORE_ABOVE: usize = 256;
 const MAPPING_FILE: &str = "ta_fields.json";
 const WRITER_MEMORY: usize = 128 << 20;
 /// Names the on-disk format of an index (term dictionaries are sstables); an index without
@@ -296,8 +296,8 @@ impl StoreIndex {
         doc.add_text(f.kind, KIND_DOC);
         doc.add_bytes(f.source, &serde_json::to_vec(&source).unwrap_or_default());
         let facts = source.as_object_mut().and_then(|o| o.shift_remove(FACTS_FIELD));
-        doc.add_field_value(f.text, &source);
-        doc.add_field_value(f.kw, &keyword_view(&source));
+        doc.add_field_value(f.text, text_view(&source));
+        doc.add_field_value(f.kw, keyword_view(&source));
         let mut docs = vec![doc];
         let facts = match facts {
             Some(Value::Array(items)) => items,
@@ -309,7 +309,7 @@ impl StoreIndex {
             let mut child = TantivyDocument::new();
             child.add_text(f.kind, KIND_FACT);
             child.add_text(f.parent, id);
-            child.add_field_value(f.kw, &keyword_view(&wrapped));
+            child.add_field_value(f.kw, keyword_view(&wrapped));
             docs.push(child);
         }
         docs
@@ -564,17 +564,6 @@ impl Drop for TantivyLoader {
                 Ok(())
             });
         }
-    }
-}
-
-/// A copy of `value` without strings longer than the keyword limit (Elasticsearch's
-/// `ignore_above: 256` on dynamic `keyword` subfields).
-fn keyword_view(value: &Value) -> Value {
-    match value {
-        Value::String(s) if s.chars().count() > KEYWORD_IGNORE_ABOVE => Value::Null,
-        Value::Array(items) => Value::Array(items.iter().map(keyword_view).collect()),
-        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), keyword_view(v))).collect()),
-        other => other.clone(),
     }
 }
 
