@@ -9,7 +9,8 @@
 //! fact fields are keywords (TEXTA's fact mapping), so fact documents have `kw` only.
 //! Writes commit per call, so documents survive a crash once a call returns; a bulk load
 //! (dataset import) commits when its caller says and holds segment merges off until it ends.
-//! The reader is reloaded on the first search after a commit.
+//! The reader is reloaded on the first search after a commit, and by tantivy shortly after
+//! any other change on disk (a background merge).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -22,7 +23,7 @@ use tantivy::aggregation::agg_req::Aggregations;
 use tantivy::aggregation::intermediate_agg_result::IntermediateAggregationResults;
 use tantivy::aggregation::{AggContextParams, AggregationCollector, AggregationLimitsGuard, DistributedAggregationCollector};
 use tantivy::collector::{Count, TopDocs};
-use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
+use tantivy::indexer::{LogMergePolicy, MergePolicy, NoMergePolicy};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery, TermSetQuery};
 use tantivy::schema::{IndexRecordOption, JsonObjectOptions, Schema, TextFieldIndexing, Value as _, FAST, STORED, STRING};
 use tantivy::tokenizer::{LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer};
@@ -130,6 +131,14 @@ impl TantivyBackend {
         Ok(handle)
     }
 
+    /// Segments of an index: committed on disk, and read by searches.
+    #[cfg(test)]
+    pub(super) fn segment_counts(&self, name: &str) -> (usize, usize) {
+        let handle = self.handle(name).expect("open index");
+        let on_disk = handle.index.searchable_segment_ids().expect("segment list").len();
+        (on_disk, handle.searcher().expect("searcher").segment_readers().len())
+    }
+
     fn handles(&self, names: &[String]) -> Result<Vec<Arc<StoreIndex>>> {
         names.iter().map(|n| self.handle(n)).collect()
     }
@@ -187,7 +196,7 @@ impl StoreIndex {
         let fields = store_fields(&index.schema())?;
         let reader = index
             .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
+            .reload_policy(ReloadPolicy::OnCommitWithDelay)
             .try_into()
             .map_err(backend_err)?;
         let mapping = FieldTypes::load(&dir.join(MAPPING_FILE))?;
@@ -557,10 +566,19 @@ impl BulkLoader for TantivyLoader {
 }
 
 impl Drop for TantivyLoader {
+    /// The last load of the index to end restores the merge policy and starts the merges it
+    /// asks for over the load's segments; they run in the background (a searcher picks up
+    /// their result through the reader's reload on commit) and are dropped, harmlessly, if
+    /// the process ends first.
     fn drop(&mut self) {
         if self.handle.bulk_loads.fetch_sub(1, Ordering::AcqRel) == 1 {
             let _ = self.handle.with_writer(|writer| {
-                writer.set_merge_policy(Box::new(LogMergePolicy::default()));
+                let policy = LogMergePolicy::default();
+                let segments = self.handle.index.searchable_segment_metas().map_err(backend_err)?;
+                for candidate in policy.compute_merge_candidates(&segments) {
+                    drop(writer.merge(&candidate.0));
+                }
+                writer.set_merge_policy(Box::new(policy));
                 Ok(())
             });
         }

@@ -3,6 +3,7 @@
 //! safety.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
@@ -732,4 +733,22 @@ fn generated_ids_are_unique_ordered_and_url_safe() {
 fn base64_bytes(id: &str) -> Vec<u8> {
     use base64::Engine as _;
     base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(id).unwrap()
+}
+
+#[test]
+fn segments_of_an_import_merge_in_the_background_and_searches_see_the_result() {
+    let (dir, backend) = store("merge");
+    let lines: Vec<String> = (0..20).map(|i| format!("{{\"text\": \"rida {i}\", \"n\": {i}}}")).collect();
+    let path = write_file(&dir, "rows.jsonl", &lines.join("\n"));
+    import(&backend, "merged", &path, b','); // a commit every 2 rows: 10 segments
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while backend.segment_counts("merged") != (1, 1) {
+        assert!(
+            Instant::now() < deadline,
+            "the import's segments were not merged, or searches do not see the merge"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(matching_in(&backend, "merged", json!({"match": {"text": "rida"}})), 20);
+    assert_eq!(matching_in(&backend, "merged", json!({"range": {"n": {"gte": 15}}})), 5);
 }
