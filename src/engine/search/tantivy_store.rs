@@ -954,8 +954,12 @@ impl StoreIndex {
         }
         let parents = self.doc_query(searcher, clause)?;
         let mut ids = Vec::new();
+        let mut store: Option<(tantivy::index::SegmentId, tantivy::store::StoreReader)> = None;
         self.for_each_match(searcher, parents.as_ref(), &mut |segment, doc| {
-            let reader = segment.get_store_reader(16).map_err(backend_err)?;
+            if store.as_ref().is_none_or(|(id, _)| *id != segment.segment_id()) {
+                store = Some((segment.segment_id(), segment.get_store_reader(16).map_err(backend_err)?));
+            }
+            let reader = &store.as_ref().expect("store reader just opened").1;
             let stored: TantivyDocument = reader.get(doc).map_err(backend_err)?;
             let id = stored.get_first(self.fields.id).and_then(|v| v.as_str()).unwrap_or_default();
             ids.push(Term::from_field_text(self.fields.parent, id));
