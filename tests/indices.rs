@@ -276,6 +276,45 @@ fn search_by_query_sorts_and_aggregates() {
     assert!(err["detail"].as_str().unwrap().contains("use [title.keyword]"), "{err}");
 }
 
+/// The aggregations TEXTA's clients send that tantivy lacks: fact names and values through
+/// `nested` on `texta_facts`, `filter`, and a calendar `date_histogram`.
+#[test]
+fn search_by_query_aggregates_facts_and_calendar_months() {
+    let (s, token, pk) = setup();
+    let p = format!("/projects/{pk}");
+    let fact = |name: &str, value: &str| json!({"fact": name, "str_val": value, "doc_path": "text", "spans": "[[0, 0]]"});
+    let docs = json!({"documents": [
+        {"_index": "fa", "_id": "1", "_source": {"text": "a", "day": "2024-01-31T10:00:00Z", "texta_facts": [fact("PER", "Mari"), fact("LOC", "Tartu")]}},
+        {"_index": "fa", "_id": "2", "_source": {"text": "b", "day": "2024-03-01T00:00:00Z", "texta_facts": [fact("PER", "Mari")]}},
+        {"_index": "fa", "_id": "3", "_source": {"text": "c", "day": "2024-03-15T00:00:00Z"}}]});
+    s.post(&format!("{p}/elastic/documents/"), Some(&token), &docs).ok(200);
+    let aggs = json!({"query": {"size": 0, "aggs": {
+        "facts": {"nested": {"path": "texta_facts"}, "aggs": {"names": {"terms": {"field": "texta_facts.fact"}}}},
+        "march": {"filter": {"range": {"day": {"gte": "2024-03-01"}}}},
+        "months": {"date_histogram": {"field": "day", "calendar_interval": "month"}}}}});
+    let out = s.post(&format!("{p}/search_by_query/"), Some(&token), &aggs).ok(200);
+    let month = |key: &str, millis: i64, n: u64| json!({"key_as_string": key, "key": millis, "doc_count": n});
+    assert_eq!(
+        out,
+        json!({"count": 3, "results": [], "aggs": {
+            "facts": {"doc_count": 3, "names": {"buckets": [{"key": "PER", "doc_count": 2}, {"key": "LOC", "doc_count": 1}],
+                                                "sum_other_doc_count": 0, "doc_count_error_upper_bound": 0}},
+            "march": {"doc_count": 2},
+            "months": {"buckets": [
+                month("2024-01-01T00:00:00.000Z", 1704067200000, 1),
+                month("2024-02-01T00:00:00.000Z", 1706745600000, 0),
+                month("2024-03-01T00:00:00.000Z", 1709251200000, 2)]}}})
+    );
+    let nested_in_terms =
+        json!({"query": {"aggs": {"t": {"terms": {"field": "day"}, "aggs": {"f": {"nested": {"path": "texta_facts"}}}}}}});
+    let err = s.post(&format!("{p}/search_by_query/"), Some(&token), &nested_in_terms).ok(400);
+    assert_eq!(
+        err,
+        json!({"detail": "unsupported aggs: a nested aggregation ([f]) inside a terms aggregation; put it at the top level or \
+                          inside nested, reverse_nested, filter, filters or global"})
+    );
+}
+
 #[test]
 fn regex_random_doc_and_apply_group() {
     let (s, token, pk) = setup();

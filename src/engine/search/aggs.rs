@@ -1,17 +1,360 @@
-//! Aggregations (`aggs`) for the embedded store's search: Elasticsearch's request with each
-//! `field` mapped onto its `kw` fast column (`sort::fast_column`: `x.keyword`, numbers, dates,
-//! booleans; text fields refused), run by tantivy's aggregation engine (terms, range,
-//! histogram, date_histogram, min, max, avg, sum, stats, percentiles, cardinality, top_hits,
-//! ...), one intermediate result per index merged into the final one. Results come back under
-//! the request's names in Elasticsearch's shape. An aggregation tantivy lacks (`nested`,
-//! `filter`, ...) is a bad query naming it.
+//! Aggregations (`aggs`) for the embedded store's search, in Elasticsearch's request and
+//! response shapes.
+//!
+//! Most kinds run on tantivy's aggregation engine (terms, range, histogram, date_histogram
+//! with `fixed_interval`, min, max, avg, sum, stats, percentiles, cardinality, top_hits, ...)
+//! with each `field` mapped onto its `kw` fast column (`sort::fast_column`: `x.keyword`,
+//! numbers, dates, booleans; text fields refused), one intermediate result per index merged
+//! into the final one (`Runner`, implemented by the store).
+//!
+//! The kinds tantivy lacks are planned here, over *scopes* (the documents an aggregation
+//! sees): `nested` on `texta_facts` (the fact documents of the matching documents),
+//! `reverse_nested` (back to the documents having such facts), `filter`, `filters` and
+//! `global`, each of which may hold any aggregations, and `date_histogram` with a calendar
+//! interval (minute to year, UTC), which runs as a range aggregation over the calendar
+//! units between the field's least and greatest value. Date bounds of `range` and
+//! `date_range` take Elasticsearch's milliseconds, dates and date math. A scope kind under a
+//! tantivy kind (a `nested` inside `terms`) is a bad query naming both.
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use tantivy::aggregation::agg_req::Aggregations;
+use tantivy::time::OffsetDateTime;
 
 use super::backend::{Result, SearchError};
-use super::mapping::FieldTypes;
+use super::date_math;
+use super::mapping::{FieldTypes, FACTS_FIELD};
 use super::sort::fast_column;
+
+/// Most buckets a calendar date histogram may have (Elasticsearch's `search.max_buckets`).
+const MAX_CALENDAR_BUCKETS: usize = 65_536;
+
+/// The documents an aggregation sees: the top-level documents matching `clause`, or, with
+/// `facts`, the fact documents of those documents that match every filter listed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scope {
+    pub clause: Value,
+    pub facts: Option<Vec<Value>>,
+}
+
+/// What a store provides: its field mappings, and tantivy aggregations and document counts
+/// over a scope, across all the searched indices.
+pub trait Runner {
+    fn mappings(&self) -> &[FieldTypes];
+    /// tantivy's final result (before `finish`) of `request` over the scope.
+    fn run(&self, scope: &Scope, request: Aggregations) -> Result<Value>;
+    fn count(&self, scope: &Scope) -> Result<u64>;
+}
+
+fn bad(msg: impl Into<String>) -> SearchError {
+    SearchError::BadQuery(msg.into())
+}
+
+/// The search body's `aggs` over the documents matching `clause`, in Elasticsearch's shape.
+pub fn aggregate(runner: &dyn Runner, clause: &Value, request: &Value) -> Result<Value> {
+    let scope = Scope {
+        clause: clause.clone(),
+        facts: None,
+    };
+    level(runner, &scope, request).map(Value::Object)
+}
+
+/// One aggregation of a request: its kind, the kind's body and its sub-aggregations.
+struct Entry<'a> {
+    kind: &'a str,
+    body: &'a Value,
+    subs: Option<&'a Value>,
+}
+
+fn entry<'a>(name: &str, spec: &'a Value) -> Result<Entry<'a>> {
+    let obj = spec
+        .as_object()
+        .ok_or_else(|| bad(format!("aggregation [{name}] must be an object")))?;
+    let subs = obj.get("aggs").or_else(|| obj.get("aggregations"));
+    let mut kinds = obj.iter().filter(|(k, _)| !matches!(k.as_str(), "aggs" | "aggregations" | "meta"));
+    let (kind, body) = kinds.next().ok_or_else(|| bad(format!("aggregation [{name}] has no type")))?;
+    if let Some((other, _)) = kinds.next() {
+        return Err(bad(format!("aggregation [{name}] has two types: [{kind}] and [{other}]")));
+    }
+    Ok(Entry { kind, body, subs })
+}
+
+/// Whether an entry is planned here (a scope kind or a calendar histogram), not by tantivy.
+fn planned_here(e: &Entry) -> Result<bool> {
+    Ok(matches!(e.kind, "nested" | "reverse_nested" | "filter" | "filters" | "global")
+        || (e.kind == "date_histogram" && calendar_unit(e.body)?.is_some()))
+}
+
+/// The results of one level of aggregations over `scope`, in the request's order.
+fn level(runner: &dyn Runner, scope: &Scope, request: &Value) -> Result<Map<String, Value>> {
+    let requests = request.as_object().ok_or_else(|| bad("aggs must be an object"))?;
+    let mut native = Map::new();
+    let mut results = Map::new();
+    for (name, spec) in requests {
+        let e = entry(name, spec)?;
+        if !planned_here(&e)? {
+            if let Some(subs) = e.subs {
+                refuse_planned(e.kind, subs)?;
+            }
+            native.insert(name.clone(), spec.clone());
+            continue;
+        }
+        let result = match e.kind {
+            "nested" => {
+                let path = e.body.get("path").and_then(Value::as_str).unwrap_or_default();
+                if path != FACTS_FIELD {
+                    return Err(bad(format!("unsupported nested aggregation path: {path} (only {FACTS_FIELD})")));
+                }
+                if scope.facts.is_some() {
+                    return Err(bad(format!("nested aggregation [{name}] is already inside {FACTS_FIELD}")));
+                }
+                let facts = Scope {
+                    clause: scope.clause.clone(),
+                    facts: Some(Vec::new()),
+                };
+                bucket(runner, &facts, e.subs)?
+            }
+            "reverse_nested" => {
+                let Some(filters) = &scope.facts else {
+                    return Err(bad(format!(
+                        "reverse_nested aggregation [{name}] must be inside a nested aggregation"
+                    )));
+                };
+                if e.body.get("path").is_some() {
+                    return Err(bad(format!("reverse_nested aggregation [{name}]: a path is not supported")));
+                }
+                let having = json!({"nested": {"path": FACTS_FIELD, "query": {"bool": {"filter": filters}}}});
+                let docs = Scope {
+                    clause: both(&scope.clause, having),
+                    facts: None,
+                };
+                bucket(runner, &docs, e.subs)?
+            }
+            "filter" => bucket(runner, &narrowed(scope, e.body), e.subs)?,
+            "filters" => filters(runner, scope, name, &e)?,
+            "global" => {
+                let all = Scope {
+                    clause: json!({"match_all": {}}),
+                    facts: None,
+                };
+                bucket(runner, &all, e.subs)?
+            }
+            _ => calendar_histogram(runner, scope, name, &e)?,
+        };
+        results.insert(name.clone(), result);
+    }
+    if !native.is_empty() {
+        let native = Value::Object(native);
+        let request = translate(&native, runner.mappings())?;
+        if let Value::Object(found) = finish(&native, runner.run(scope, request)?, runner.mappings()) {
+            results.extend(found);
+        }
+    }
+    Ok(requests
+        .keys()
+        .filter_map(|name| results.remove(name).map(|r| (name.clone(), r)))
+        .collect())
+}
+
+/// A planned kind under a tantivy kind is refused, naming both.
+fn refuse_planned(parent: &str, subs: &Value) -> Result<()> {
+    for (name, spec) in subs.as_object().ok_or_else(|| bad("aggs must be an object"))? {
+        let e = entry(name, spec)?;
+        if planned_here(&e)? {
+            return Err(bad(format!(
+                "unsupported aggs: a {} aggregation ([{name}]) inside a {parent} aggregation; put it at the top level or \
+                 inside nested, reverse_nested, filter, filters or global",
+                e.kind
+            )));
+        }
+        if let Some(inner) = e.subs {
+            refuse_planned(e.kind, inner)?;
+        }
+    }
+    Ok(())
+}
+
+fn both(clause: &Value, extra: Value) -> Value {
+    json!({"bool": {"must": [clause, extra]}})
+}
+
+/// The scope further restricted by a query (on the facts, inside `nested`).
+fn narrowed(scope: &Scope, filter: &Value) -> Scope {
+    match &scope.facts {
+        None => Scope {
+            clause: both(&scope.clause, filter.clone()),
+            facts: None,
+        },
+        Some(filters) => Scope {
+            clause: scope.clause.clone(),
+            facts: Some(filters.iter().chain([filter]).cloned().collect()),
+        },
+    }
+}
+
+/// A single-bucket result: the scope's document count and its sub-aggregations.
+fn bucket(runner: &dyn Runner, scope: &Scope, subs: Option<&Value>) -> Result<Value> {
+    let mut out = Map::new();
+    out.insert("doc_count".into(), Value::from(runner.count(scope)?));
+    if let Some(subs) = subs {
+        out.extend(level(runner, scope, subs)?);
+    }
+    Ok(Value::Object(out))
+}
+
+/// `filters`: a bucket per query, keyed by name (an object of queries) or in order (an array).
+fn filters(runner: &dyn Runner, scope: &Scope, name: &str, e: &Entry) -> Result<Value> {
+    if let Some(option) = e.body.as_object().into_iter().flatten().map(|(k, _)| k).find(|k| *k != "filters") {
+        return Err(bad(format!("unsupported filters aggregation option: {option}")));
+    }
+    let buckets = match e.body.get("filters") {
+        Some(Value::Object(named)) => Value::Object(
+            named
+                .iter()
+                .map(|(key, query)| Ok((key.clone(), bucket(runner, &narrowed(scope, query), e.subs)?)))
+                .collect::<Result<_>>()?,
+        ),
+        Some(Value::Array(queries)) => Value::Array(
+            queries
+                .iter()
+                .map(|query| bucket(runner, &narrowed(scope, query), e.subs))
+                .collect::<Result<_>>()?,
+        ),
+        _ => {
+            return Err(bad(format!(
+                "filters aggregation [{name}] needs filters: an object or an array of queries"
+            )))
+        }
+    };
+    Ok(json!({ "buckets": buckets }))
+}
+
+/// The calendar unit of a date histogram (`calendar_interval`, or the older `interval` when
+/// it names one) as a date-math unit and a count of it; `None` for a fixed interval.
+fn calendar_unit(body: &Value) -> Result<Option<(char, i64)>> {
+    let unit = |name: &str| match name {
+        "minute" | "1m" => Some(('m', 1)),
+        "hour" | "1h" => Some(('h', 1)),
+        "day" | "1d" => Some(('d', 1)),
+        "week" | "1w" => Some(('w', 1)),
+        "month" | "1M" => Some(('M', 1)),
+        "quarter" | "1q" => Some(('M', 3)),
+        "year" | "1y" => Some(('y', 1)),
+        _ => None,
+    };
+    if let Some(interval) = body.get("calendar_interval") {
+        let name = interval.as_str().unwrap_or_default();
+        return unit(name)
+            .map(Some)
+            .ok_or_else(|| bad(format!("invalid calendar_interval: {interval}")));
+    }
+    Ok(body.get("interval").and_then(Value::as_str).and_then(unit))
+}
+
+/// `date_histogram` over calendar units: a range aggregation over the units from the one
+/// holding the least value to the one holding the greatest, rendered as histogram buckets.
+fn calendar_histogram(runner: &dyn Runner, scope: &Scope, name: &str, e: &Entry) -> Result<Value> {
+    let (unit, count) = calendar_unit(e.body)?.expect("a calendar histogram");
+    let body = e
+        .body
+        .as_object()
+        .ok_or_else(|| bad(format!("date_histogram [{name}] must be an object")))?;
+    for (key, value) in body {
+        match key.as_str() {
+            "field" | "calendar_interval" | "interval" | "min_doc_count" => {}
+            "time_zone" if matches!(value.as_str(), Some("UTC" | "Z" | "+00:00")) => {}
+            _ => return Err(bad(format!("unsupported date_histogram option with a calendar interval: {key}"))),
+        }
+    }
+    let field = body
+        .get("field")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad(format!("date_histogram [{name}] needs a field")))?;
+    let min_doc_count = match body.get("min_doc_count") {
+        Some(v) => v.as_u64().ok_or_else(|| bad(format!("invalid min_doc_count: {v}")))?,
+        None => 0,
+    };
+    let bounds = json!({"least": {"min": {"field": field}}, "greatest": {"max": {"field": field}}});
+    let bounds = runner.run(scope, translate(&bounds, runner.mappings())?)?;
+    let (Some(least), Some(greatest)) = (bounds["least"]["value"].as_f64(), bounds["greatest"]["value"].as_f64()) else {
+        return Ok(json!({"buckets": []}));
+    };
+    let invalid = || bad(format!("date_histogram [{name}]: dates out of range"));
+    let (least, greatest) = (from_nanos(least).ok_or_else(invalid)?, from_nanos(greatest).ok_or_else(invalid)?);
+    let mut start = date_math::round_down(least, unit).ok_or_else(invalid)?;
+    if count == 3 {
+        let into_quarter = (u8::from(start.month()) - 1) % 3;
+        start = date_math::add(start, -i64::from(into_quarter), 'M').ok_or_else(invalid)?;
+    }
+    let mut edges = vec![start];
+    while start <= greatest {
+        start = date_math::add(start, count, unit).ok_or_else(invalid)?;
+        edges.push(start);
+        if edges.len() > MAX_CALENDAR_BUCKETS + 1 {
+            return Err(bad(format!(
+                "date_histogram [{name}] would have more than {MAX_CALENDAR_BUCKETS} buckets; use a longer interval"
+            )));
+        }
+    }
+    let ranges: Vec<Value> = edges
+        .windows(2)
+        .map(|w| json!({"from": millis(w[0]), "to": millis(w[1])}))
+        .collect();
+    let mut range = json!({"range": {"field": field, "ranges": ranges, "keyed": false}});
+    if let Some(subs) = e.subs {
+        range["aggs"] = subs.clone();
+    }
+    let units = json!({ "units": range });
+    let result = finish(&units, runner.run(scope, translate(&units, runner.mappings())?)?, runner.mappings());
+    let buckets = result["units"]["buckets"].as_array().cloned().unwrap_or_default();
+    let buckets: Vec<Value> = buckets
+        .into_iter()
+        .filter(|b| b.get("from").is_some() && b.get("to").is_some()) // not the open ends
+        .filter(|b| b["doc_count"].as_u64().unwrap_or(0) >= min_doc_count)
+        .map(|b| {
+            let millis = b["from"].as_f64().unwrap_or(0.0) as i64;
+            let mut out = Map::new();
+            out.insert("key_as_string".into(), Value::from(es_date(millis)));
+            out.insert("key".into(), Value::from(millis));
+            let Value::Object(rest) = b else { return Value::Object(out) };
+            out.extend(
+                rest.into_iter()
+                    .filter(|(k, _)| !matches!(k.as_str(), "key" | "from" | "to" | "from_as_string" | "to_as_string")),
+            );
+            Value::Object(out)
+        })
+        .collect();
+    Ok(json!({ "buckets": buckets }))
+}
+
+fn millis(at: OffsetDateTime) -> i64 {
+    i64::try_from(at.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX)
+}
+
+/// tantivy's date values are epoch nanoseconds.
+fn nanos(at: OffsetDateTime) -> i64 {
+    i64::try_from(at.unix_timestamp_nanos()).unwrap_or(i64::MAX)
+}
+
+fn from_nanos(value: f64) -> Option<OffsetDateTime> {
+    OffsetDateTime::from_unix_timestamp_nanos(value as i128).ok()
+}
+
+/// Elasticsearch's rendering of a date (its default `strict_date_optional_time`, UTC).
+fn es_date(millis: i64) -> String {
+    match OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000) {
+        Ok(at) => format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            at.year(),
+            u8::from(at.month()),
+            at.day(),
+            at.hour(),
+            at.minute(),
+            at.second(),
+            at.millisecond()
+        ),
+        Err(_) => millis.to_string(),
+    }
+}
 
 /// The request with its fields mapped, checked against every index's mapping.
 pub fn translate(aggs: &Value, mappings: &[FieldTypes]) -> Result<Aggregations> {
@@ -19,53 +362,182 @@ pub fn translate(aggs: &Value, mappings: &[FieldTypes]) -> Result<Aggregations> 
     serde_json::from_value(mapped).map_err(|e| SearchError::BadQuery(format!("unsupported aggs: {e}")))
 }
 
-/// Elasticsearch's shape for tantivy's results: a terms result always has
-/// `doc_count_error_upper_bound` (tantivy leaves it out when it is 0), and a date bucket's
-/// key is whole epoch milliseconds (tantivy gives a float).
-pub fn finish(mut result: Value) -> Value {
-    fn walk(value: &mut Value) {
-        match value {
-            Value::Object(map) => {
-                if map.contains_key("sum_other_doc_count") && !map.contains_key("doc_count_error_upper_bound") {
-                    map.insert("doc_count_error_upper_bound".into(), Value::from(0));
-                }
-                if map.contains_key("key_as_string") {
-                    if let Some(millis) = map.get("key").and_then(Value::as_f64).filter(|k| k.fract() == 0.0) {
-                        map.insert("key".into(), Value::from(millis as i64));
-                    }
-                }
-                map.values_mut().for_each(walk);
+/// Elasticsearch's shape for tantivy's results of `request` (as the client sent it), walked
+/// side by side:
+/// - a terms result always has `doc_count_error_upper_bound` (tantivy leaves it out at 0);
+/// - a date histogram bucket's key is whole epoch milliseconds (tantivy gives a float), its
+///   `key_as_string` in Elasticsearch's date format;
+/// - a range over dates has one bucket per range (a segment without the column adds empty
+///   twins keyed by numbers), `from`/`to` in milliseconds (tantivy: nanoseconds) and
+///   Elasticsearch's strings and keys;
+/// - min, max and avg of a date field are milliseconds with `value_as_string`.
+fn finish(request: &Value, mut result: Value, mappings: &[FieldTypes]) -> Value {
+    if let (Some(requests), Some(results)) = (request.as_object(), result.as_object_mut()) {
+        for (name, spec) in requests {
+            if let (Ok(e), Some(found)) = (entry(name, spec), results.get_mut(name)) {
+                finish_one(&e, found, mappings);
             }
-            Value::Array(items) => items.iter_mut().for_each(walk),
-            _ => {}
         }
     }
-    walk(&mut result);
     result
 }
 
+fn finish_one(e: &Entry, result: &mut Value, mappings: &[FieldTypes]) {
+    let Some(map) = result.as_object_mut() else { return };
+    if map.contains_key("sum_other_doc_count") && !map.contains_key("doc_count_error_upper_bound") {
+        map.insert("doc_count_error_upper_bound".into(), Value::from(0));
+    }
+    let field = e.body.get("field").and_then(Value::as_str).unwrap_or_default();
+    let dated = e.kind == "date_range" || mappings.iter().any(|t| t.type_of(field) == Some("date"));
+    match e.kind {
+        "date_histogram" => {
+            for bucket in map.get_mut("buckets").and_then(Value::as_array_mut).into_iter().flatten() {
+                if let Some(millis) = bucket.get("key").and_then(Value::as_f64) {
+                    bucket["key"] = Value::from(millis as i64);
+                    bucket["key_as_string"] = Value::from(es_date(millis as i64));
+                }
+            }
+        }
+        "range" | "date_range" if dated => {
+            if let Some(Value::Array(buckets)) = map.get_mut("buckets") {
+                let custom: Vec<&Value> = e.body["ranges"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|r| r.get("key"))
+                    .collect();
+                *buckets = date_range_buckets(std::mem::take(buckets), &custom);
+            }
+        }
+        "min" | "max" | "avg" if dated => {
+            if let Some(nanos) = map.get("value").and_then(Value::as_f64) {
+                let millis = (nanos / 1e6).round();
+                map.insert("value".into(), Value::from(millis));
+                map.insert("value_as_string".into(), Value::from(es_date(millis as i64)));
+            }
+        }
+        _ => {}
+    }
+    if let Some(subs) = e.subs {
+        let buckets: Vec<&mut Value> = match map.get_mut("buckets") {
+            Some(Value::Array(items)) => items.iter_mut().collect(),
+            Some(Value::Object(named)) => named.values_mut().collect(),
+            _ => Vec::new(),
+        };
+        for bucket in buckets {
+            *bucket = finish(subs, std::mem::take(bucket), mappings);
+        }
+    }
+}
+
+/// Date range buckets: one per distinct range (the counted twin kept), bounds in milliseconds,
+/// strings and keys as Elasticsearch writes them (a key the client gave is kept).
+fn date_range_buckets(buckets: Vec<Value>, custom_keys: &[&Value]) -> Vec<Value> {
+    let bounds = |b: &Value| (b.get("from").and_then(Value::as_f64), b.get("to").and_then(Value::as_f64));
+    let mut kept: Vec<Value> = Vec::new();
+    for bucket in buckets {
+        match kept.iter_mut().find(|k| bounds(k) == bounds(&bucket)) {
+            Some(twin) if twin["doc_count"].as_u64() < bucket["doc_count"].as_u64() => *twin = bucket,
+            Some(_) => {}
+            None => kept.push(bucket),
+        }
+    }
+    for bucket in &mut kept {
+        let Some(map) = bucket.as_object_mut() else { continue };
+        let mut key = Vec::new();
+        for (bound, text) in [("from", "from_as_string"), ("to", "to_as_string")] {
+            match map.get(bound).and_then(Value::as_f64) {
+                Some(nanos) => {
+                    let millis = (nanos / 1e6).round() as i64;
+                    map.insert(bound.into(), Value::from(millis as f64));
+                    map.insert(text.into(), Value::from(es_date(millis)));
+                    key.push(es_date(millis));
+                }
+                None => key.push("*".to_string()),
+            }
+        }
+        if !map.get("key").is_some_and(|k| custom_keys.contains(&k)) {
+            map.insert("key".into(), Value::from(key.join("-")));
+        }
+    }
+    kept
+}
+
+/// The request in tantivy's terms: each `field` on its fast column, `date_range` and date
+/// bounds of `range` in nanoseconds, the older fixed `interval` of `date_histogram` as
+/// `fixed_interval`.
 fn map_fields(value: &Value, mappings: &[FieldTypes]) -> Result<Value> {
     Ok(match value {
         Value::Object(map) => {
             let mut out = Map::with_capacity(map.len());
             for (key, child) in map {
-                let child = match (key.as_str(), child) {
+                let (key, child) = match (key.as_str(), child) {
                     ("field", Value::String(field)) => {
                         let mut column = None;
                         for types in mappings {
                             column = Some(fast_column(field, types)?.0);
                         }
-                        Value::String(column.unwrap_or_else(|| format!("kw.{field}")))
+                        (key.clone(), Value::String(column.unwrap_or_else(|| format!("kw.{field}"))))
                     }
-                    _ => map_fields(child, mappings)?,
+                    ("range" | "date_range", Value::Object(body)) if body.contains_key("ranges") => {
+                        let field = body.get("field").and_then(Value::as_str).unwrap_or_default();
+                        let dated = key == "date_range" || mappings.iter().any(|t| t.type_of(field) == Some("date"));
+                        let body = if dated { date_bounds(body)? } else { body.clone() };
+                        ("range".to_string(), map_fields(&Value::Object(body), mappings)?)
+                    }
+                    ("date_histogram", Value::Object(body)) if body.contains_key("interval") => {
+                        let mut body = body.clone();
+                        let interval = body.shift_remove("interval").unwrap_or_default();
+                        body.insert("fixed_interval".into(), interval);
+                        (key.clone(), map_fields(&Value::Object(body), mappings)?)
+                    }
+                    _ => (key.clone(), map_fields(child, mappings)?),
                 };
-                out.insert(key.clone(), child);
+                out.insert(key, child);
             }
             Value::Object(out)
         }
         Value::Array(items) => Value::Array(items.iter().map(|i| map_fields(i, mappings)).collect::<Result<_>>()?),
         other => other.clone(),
     })
+}
+
+/// A date range body with its `from` and `to` (milliseconds, dates or date math) in
+/// nanoseconds; `format` and `time_zone` other than UTC are refused.
+fn date_bounds(body: &Map<String, Value>) -> Result<Map<String, Value>> {
+    let mut body = body.clone();
+    if let Some(zone) = body
+        .get("time_zone")
+        .filter(|z| !matches!(z.as_str(), Some("UTC" | "Z" | "+00:00")))
+    {
+        return Err(bad(format!("unsupported date range option: time_zone {zone} (dates are UTC)")));
+    }
+    if body.contains_key("format") {
+        return Err(bad("unsupported date range option: format"));
+    }
+    body.shift_remove("time_zone");
+    let now = OffsetDateTime::now_utc();
+    if let Some(Value::Array(ranges)) = body.get_mut("ranges") {
+        for range in ranges.iter_mut().filter_map(Value::as_object_mut) {
+            for bound in ["from", "to"] {
+                let at = match range.get(bound) {
+                    None | Some(Value::Null) => continue,
+                    Some(Value::Number(n)) => n
+                        .as_i64()
+                        .map(|ms| i128::from(ms) * 1_000_000)
+                        .or_else(|| n.as_f64().map(|ms| (ms * 1e6) as i128))
+                        .and_then(|ns| OffsetDateTime::from_unix_timestamp_nanos(ns).ok()),
+                    Some(Value::String(s)) => date_math::evaluate(s, now, false, super::dsl::parse_date)
+                        .map_err(bad)?
+                        .or_else(|| super::dsl::parse_date(s)),
+                    Some(_) => None,
+                };
+                let at = at.ok_or_else(|| bad(format!("invalid date range bound: {}", range[bound])))?;
+                range.insert(bound.into(), Value::from(nanos(at)));
+            }
+        }
+    }
+    Ok(body)
 }
 
 #[cfg(test)]
@@ -76,12 +548,13 @@ mod tests {
 
     #[test]
     fn results_take_elasticsearch_shape() {
+        let request = json!({"t": {"terms": {"field": "label.keyword"}}, "h": {"date_histogram": {"field": "d", "fixed_interval": "1d"}}});
         let tantivy = json!({"t": {"buckets": [], "sum_other_doc_count": 0},
                              "h": {"buckets": [{"key_as_string": "2020-01-01T00:00:00Z", "key": 1577836800000.0, "doc_count": 1}]}});
         assert_eq!(
-            super::finish(tantivy),
+            super::finish(&request, tantivy, &[]),
             json!({"t": {"buckets": [], "sum_other_doc_count": 0, "doc_count_error_upper_bound": 0},
-                   "h": {"buckets": [{"key_as_string": "2020-01-01T00:00:00Z", "key": 1577836800000i64, "doc_count": 1}]}})
+                   "h": {"buckets": [{"key_as_string": "2020-01-01T00:00:00.000Z", "key": 1577836800000i64, "doc_count": 1}]}})
         );
     }
 

@@ -58,7 +58,7 @@ pub fn evaluate(
 }
 
 /// `at` moved by `amount` units; `None` for an unknown unit or a result out of range.
-fn add(at: OffsetDateTime, amount: i64, unit: char) -> Option<OffsetDateTime> {
+pub fn add(at: OffsetDateTime, amount: i64, unit: char) -> Option<OffsetDateTime> {
     let seconds_per_unit = match unit {
         'y' => return add_months(at, amount.checked_mul(12)?),
         'M' => return add_months(at, amount),
@@ -82,7 +82,7 @@ fn add_months(at: OffsetDateTime, months: i64) -> Option<OffsetDateTime> {
     Some(at.replace_date(date))
 }
 
-fn round_down(at: OffsetDateTime, unit: char) -> Option<OffsetDateTime> {
+pub fn round_down(at: OffsetDateTime, unit: char) -> Option<OffsetDateTime> {
     let midnight = at.replace_time(Time::MIDNIGHT);
     Some(match unit {
         'y' => midnight.replace_date(Date::from_calendar_date(at.year(), Month::January, 1).ok()?),

@@ -579,7 +579,7 @@ fn range_term(base: &Term, value: &Value, kind: ValueKind, now: OffsetDateTime, 
 }
 
 /// RFC 3339, or `yyyy-MM-dd` / `yyyy/MM/dd` (midnight UTC).
-fn parse_date(s: &str) -> Option<OffsetDateTime> {
+pub(super) fn parse_date(s: &str) -> Option<OffsetDateTime> {
     use tantivy::time::format_description::well_known::Rfc3339;
     if let Ok(dt) = OffsetDateTime::parse(s, &Rfc3339) {
         return Some(dt);

@@ -752,3 +752,85 @@ fn segments_of_an_import_merge_in_the_background_and_searches_see_the_result() {
     assert_eq!(matching_in(&backend, "merged", json!({"match": {"text": "rida"}})), 20);
     assert_eq!(matching_in(&backend, "merged", json!({"range": {"n": {"gte": 15}}})), 5);
 }
+
+#[test]
+fn scope_aggregations_and_calendar_histograms_are_elasticsearch_shaped() {
+    let (_dir, backend) = corpus_store("scope-aggs");
+    // a segment of its own without the date column
+    let undated = Doc {
+        id: Some("d5".into()),
+        source: json!({"label": "muu"}),
+    };
+    backend.bulk_index("corpus", vec![undated]).unwrap();
+    let corpus = vec!["corpus".to_string()];
+    let body = json!({"size": 0, "aggs": {
+        "facts": {"nested": {"path": "texta_facts"}, "aggs": {
+            "names": {"terms": {"field": "texta_facts.fact", "order": {"_key": "asc"}}, "aggs": {
+                "values": {"terms": {"field": "texta_facts.str_val", "order": {"_key": "asc"}}}
+            }},
+            "mari": {"filter": {"term": {"texta_facts.str_val": "Mari Tamm"}}, "aggs": {
+                "docs": {"reverse_nested": {}, "aggs": {"labels": {"terms": {"field": "label.keyword", "order": {"_key": "asc"}}}}}
+            }}
+        }},
+        "numbered": {"filter": {"exists": {"field": "n"}}, "aggs": {"most": {"max": {"field": "n"}}}},
+        "split": {"filters": {"filters": {"thief": {"match": {"text": "varas"}}, "fire": {"match": {"text": "põleng"}}}}},
+        "everything": {"global": {}},
+        "yearly": {"date_histogram": {"field": "date", "calendar_interval": "year"}, "aggs": {"labels": {"terms": {"field": "label.keyword"}}}},
+        "quarterly": {"date_histogram": {"field": "date", "calendar_interval": "quarter", "min_doc_count": 1}},
+        "periods": {"date_range": {"field": "date", "ranges": [{"to": "2021-01-01"}, {"from": "2021-01-01||/y"}]}},
+        "first": {"min": {"field": "date"}}
+    }});
+    let aggs = backend.search(&corpus, &body).unwrap()["aggregations"].take();
+    let term = |key: &str, n: u64| json!({"key": key, "doc_count": n});
+    let terms = |buckets: Vec<Value>| json!({"buckets": buckets, "sum_other_doc_count": 0, "doc_count_error_upper_bound": 0});
+    assert_eq!(
+        aggs,
+        json!({
+            "facts": {
+                "doc_count": 4,
+                "names": terms(vec![
+                    json!({"key": "LOC", "doc_count": 2, "values": terms(vec![term("Mari Tamm", 1), term("Tallinn", 1)])}),
+                    json!({"key": "PER", "doc_count": 2, "values": terms(vec![term("Jaan", 1), term("Mari Tamm", 1)])}),
+                ]),
+                "mari": {"doc_count": 2, "docs": {"doc_count": 2, "labels": terms(vec![term("politsei", 1), term("tuletõrje", 1)])}}
+            },
+            "numbered": {"doc_count": 3, "most": {"value": 10.0}},
+            "split": {"buckets": {"thief": {"doc_count": 2}, "fire": {"doc_count": 1}}},
+            "everything": {"doc_count": 5},
+            "yearly": {"buckets": [
+                {"key_as_string": "2020-01-01T00:00:00.000Z", "key": 1577836800000i64, "doc_count": 1, "labels": terms(vec![term("politsei", 1)])},
+                {"key_as_string": "2021-01-01T00:00:00.000Z", "key": 1609459200000i64, "doc_count": 1, "labels": terms(vec![term("tuletõrje", 1)])}
+            ]},
+            "quarterly": {"buckets": [
+                {"key_as_string": "2020-01-01T00:00:00.000Z", "key": 1577836800000i64, "doc_count": 1},
+                {"key_as_string": "2021-01-01T00:00:00.000Z", "key": 1609459200000i64, "doc_count": 1}
+            ]},
+            "periods": {"buckets": [
+                {"key": "*-2021-01-01T00:00:00.000Z", "to": 1609459200000.0, "to_as_string": "2021-01-01T00:00:00.000Z", "doc_count": 1},
+                {"key": "2021-01-01T00:00:00.000Z-*", "from": 1609459200000.0, "from_as_string": "2021-01-01T00:00:00.000Z", "doc_count": 1}
+            ]},
+            "first": {"value": 1578218400000.0, "value_as_string": "2020-01-05T10:00:00.000Z"}
+        })
+    );
+    let refused = |aggs: Value| match backend.search(&corpus, &json!({ "aggs": aggs })).unwrap_err() {
+        SearchError::BadQuery(message) => message,
+        other => panic!("{other}"),
+    };
+    assert_eq!(
+        refused(json!({"t": {"terms": {"field": "label.keyword"}, "aggs": {"f": {"nested": {"path": "texta_facts"}}}}})),
+        "unsupported aggs: a nested aggregation ([f]) inside a terms aggregation; put it at the top level or inside nested, \
+         reverse_nested, filter, filters or global"
+    );
+    assert_eq!(
+        refused(json!({"r": {"reverse_nested": {}}})),
+        "reverse_nested aggregation [r] must be inside a nested aggregation"
+    );
+    assert_eq!(
+        refused(json!({"h": {"date_histogram": {"field": "date", "calendar_interval": "2M"}}})),
+        "invalid calendar_interval: \"2M\""
+    );
+    assert_eq!(
+        refused(json!({"h": {"date_histogram": {"field": "date", "calendar_interval": "minute"}}})),
+        "date_histogram [h] would have more than 65536 buckets; use a longer interval"
+    );
+}
