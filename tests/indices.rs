@@ -153,6 +153,24 @@ fn documents_and_search_actions() {
         200,
         json!({"count": 1, "aggs": {}, "results": [{"highlight": {}, "doc": {"text": "Varas peeti kinni", "meta": {"lang": "et"}}}]}),
     );
+    // highlighting as TEXTA's searcher asks for it: every field, whole values, its own tags
+    let highlight = json!({"fields": {"*": {}}, "number_of_fragments": 0, "pre_tags": ["<TEXTA>"], "post_tags": ["</TEXTA>"]});
+    s.post(
+        &format!("{p}/search_by_query/"),
+        Some(&token),
+        &json!({"query": {"query": {"match": {"text": "varas"}}, "highlight": highlight}}),
+    )
+    .expect(
+        200,
+        json!({"count": 1, "aggs": {}, "results": [{"highlight": {"text": ["<TEXTA>Varas</TEXTA> peeti kinni"]},
+                                                    "doc": {"text": "Varas peeti kinni", "meta": {"lang": "et"}}}]}),
+    );
+    s.post(
+        &format!("{p}/search_by_query/"),
+        Some(&token),
+        &json!({"query": {"query": {"match_all": {}}, "highlight": {"fields": {"text": {}}, "tags_schema": "styled"}}}),
+    )
+    .expect(400, json!({"detail": "unsupported highlight option: tags_schema"}));
     s.post(&format!("{p}/search/"), Some(&token), &json!({"match_text": "põleng"}))
         .expect(200, json!([{"text": "Maja põleng", "extra": 1}]));
     let page = s.post(&format!("{p}/scroll/"), Some(&token), &json!({"documents_size": 1})).ok(200);

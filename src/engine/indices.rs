@@ -366,7 +366,17 @@ impl Engine {
         f.finish()?;
         let mut q = query;
         // a bare query clause (no search-body key at its top) is wrapped in one
-        const BODY_KEYS: [&str; 8] = ["query", "size", "from", "sort", "_source", "track_scores", "aggs", "aggregations"];
+        const BODY_KEYS: [&str; 9] = [
+            "query",
+            "size",
+            "from",
+            "sort",
+            "_source",
+            "track_scores",
+            "aggs",
+            "aggregations",
+            "highlight",
+        ];
         if !q.as_object().is_some_and(|o| BODY_KEYS.iter().any(|k| o.contains_key(*k))) {
             q = json!({"query": q});
         }
@@ -375,7 +385,7 @@ impl Engine {
             .as_array()
             .into_iter()
             .flatten()
-            .map(|h| json!({"highlight": {}, "doc": h["_source"]}))
+            .map(|h| json!({"highlight": h.get("highlight").cloned().unwrap_or_else(|| json!({})), "doc": h["_source"]}))
             .collect();
         let aggs = resp.get("aggregations").cloned().unwrap_or_else(|| json!({}));
         Ok(json!({"count": resp["hits"]["total"]["value"], "aggs": aggs, "results": results}))

@@ -11,6 +11,7 @@ mod date_math;
 mod doc_views;
 pub mod dsl;
 pub mod elastic;
+mod highlight;
 pub mod import;
 pub mod mapping;
 pub mod names;

@@ -37,6 +37,7 @@ use super::backend::{
 };
 use super::doc_views::{keyword_view, text_view};
 use super::dsl::{kind_query, DslContext, StoreFields, KIND_DOC, KIND_FACT};
+use super::highlight::Highlighter;
 use super::mapping::{FieldTypes, FACTS_FIELD};
 use super::{aggs, sort};
 
@@ -171,7 +172,7 @@ fn build_schema() -> Schema {
 }
 
 /// Analyzer of `text`: Unicode alphanumeric runs, lower-cased, tokens up to 255 bytes.
-fn text_analyzer() -> TextAnalyzer {
+pub(super) fn text_analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(256))
         .filter(LowerCaser)
@@ -835,6 +836,10 @@ impl SearchBackend for TantivyBackend {
         for handle in &handles {
             keys = sort::parse(body.get("sort"), &lock(&handle.mapping))?;
         }
+        let highlighter = match body.get("highlight") {
+            Some(spec) => Some(Highlighter::parse(spec, clause, text_analyzer())?),
+            None => None,
+        };
         let searchers = handles.iter().map(|h| h.searcher()).collect::<Result<Vec<Searcher>>>()?;
         // no page can hold more hits than the indices have documents (a huge `size` must not
         // size a collector)
@@ -857,8 +862,12 @@ impl SearchBackend for TantivyBackend {
             .take(size)
             .map(|found| {
                 let mut hit = handles[found.index].load_hit(&searchers[found.index], found.addr, found.score)?;
+                let highlight = highlighter.as_ref().and_then(|h| h.highlight(&hit.source));
                 hit.source = filter_source(hit.source, body.get("_source"));
                 let mut json = hit.to_json();
+                if let Some(highlight) = highlight {
+                    json["highlight"] = highlight;
+                }
                 if let Some(sort) = found.sort {
                     json["sort"] = sort;
                 }
