@@ -1,8 +1,10 @@
 //! Translation of the Elasticsearch query DSL subset TEXTA sends into tantivy queries over the
 //! embedded store's schema (see `tantivy_store`): `match_all`, `match_none`, `bool`,
-//! `constant_score`, `dis_max`, `match`, `match_phrase`, `multi_match`, `term`, `terms`,
-//! `range`, `exists`, `prefix`, `wildcard`, `regexp`, `query_string` (simple syntax), `ids`
-//! and `nested` on `texta_facts`. Anything else is `SearchError::BadQuery` naming the clause.
+//! `constant_score`, `dis_max`, `match` (with `fuzziness`), `match_phrase`,
+//! `match_phrase_prefix`, `multi_match`, `term`, `terms`, `fuzzy`, `range`, `exists`,
+//! `prefix`, `wildcard`, `regexp`, `query_string` and `simple_query_string` (simple syntax),
+//! `ids` and `nested` on `texta_facts`. Anything else is `SearchError::BadQuery` naming the
+//! clause.
 //!
 //! Field routing follows Elasticsearch's dynamic mapping: a plain path is an analyzed `text`
 //! field (term-level queries see its lower-cased tokens), `x.keyword` and `texta_facts.*` are
@@ -15,8 +17,8 @@ use serde_json::{Map, Value};
 use tantivy::collector::DocSetCollector;
 use tantivy::json_utils::convert_to_fast_value_and_append_to_json_term;
 use tantivy::query::{
-    AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, EmptyQuery, ExistsQuery, Occur, PhraseQuery, Query,
-    RangeQuery, RegexQuery, TermQuery, TermSetQuery,
+    AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, EmptyQuery, ExistsQuery, FuzzyTermQuery, Occur,
+    PhrasePrefixQuery, PhraseQuery, Query, RangeQuery, RegexQuery, TermQuery, TermSetQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Term};
 use tantivy::time::OffsetDateTime;
@@ -89,6 +91,14 @@ impl DslContext<'_> {
             "dis_max" => self.dis_max(body),
             "match" => self.per_field(name, body, "query", |ctx, path, opts| ctx.match_query(path, opts)),
             "match_phrase" => self.per_field(name, body, "query", |ctx, path, opts| ctx.phrase(path, opts)),
+            "match_phrase_prefix" => self.per_field(name, body, "query", |ctx, path, opts| ctx.phrase_prefix(path, opts)),
+            "fuzzy" => self.per_field(name, body, "value", |ctx, path, opts| {
+                let value = required(opts, "value")?;
+                let term = ctx.exact_term(&Target::of(path), value)?;
+                let distance = fuzziness(opts.get("fuzziness"), &value_text(value))?;
+                let transpositions = opts.get("transpositions").and_then(Value::as_bool).unwrap_or(true);
+                Ok(Box::new(FuzzyTermQuery::new(term, distance, transpositions)) as Q)
+            }),
             "multi_match" => self.multi_match(as_object(name, body)?),
             "term" => self.per_field(name, body, "value", |ctx, path, opts| ctx.term(path, required(opts, "value")?)),
             "terms" => self.terms(as_object(name, body)?),
@@ -106,6 +116,7 @@ impl DslContext<'_> {
                 ctx.pattern(path, required_str(opts, "value")?, false)
             }),
             "query_string" => self.query_string(as_object(name, body)?),
+            "simple_query_string" => self.simple_query_string(as_object(name, body)?),
             "ids" => self.ids(body),
             "nested" => self.nested(as_object(name, body)?),
             other => Err(bad(format!("unsupported query clause: {other}"))),
@@ -193,7 +204,8 @@ impl DslContext<'_> {
             (Value::String(s), false) => s,
             _ => return self.term(path, value),
         };
-        let terms = self.analyze(&target, text);
+        let words = self.words(&target, text);
+        let terms: Vec<Term> = words.iter().map(|w| self.text_term(&target, w)).collect();
         let and = opts
             .get("operator")
             .and_then(Value::as_str)
@@ -203,7 +215,15 @@ impl DslContext<'_> {
             None if and => terms.len(),
             None => 1,
         };
-        let mut clauses: Vec<(Occur, Q)> = terms.into_iter().map(|t| (Occur::Should, scored_term(t))).collect();
+        let fuzzy = opts.get("fuzziness");
+        let mut clauses: Vec<(Occur, Q)> = Vec::with_capacity(terms.len());
+        for (term, word) in terms.into_iter().zip(&words) {
+            let query = match fuzzy {
+                Some(setting) => Box::new(FuzzyTermQuery::new(term, fuzziness(Some(setting), word)?, true)) as Q,
+                None => scored_term(term),
+            };
+            clauses.push((Occur::Should, query));
+        }
         if let Some(typed) = self.typed_term(&target, text) {
             clauses = vec![
                 (
@@ -232,6 +252,31 @@ impl DslContext<'_> {
             0 => Box::new(EmptyQuery),
             1 => scored_term(terms.remove(0)),
             _ => Box::new(PhraseQuery::new_with_offset_and_slop(terms.into_iter().enumerate().collect(), slop)),
+        })
+    }
+
+    /// The words as a phrase whose last word is a prefix (`max_expansions` words, 50 by
+    /// default, as in Elasticsearch).
+    fn phrase_prefix(&self, path: &str, opts: &Map<String, Value>) -> Result<Q> {
+        let target = Target::of(path);
+        let text = match required(opts, "query")? {
+            Value::String(s) => s,
+            other => return self.term(path, other),
+        };
+        if target.keyword {
+            return self.pattern(path, &escape_regex(text), true);
+        }
+        let words = self.words(&target, text);
+        let terms: Vec<Term> = words.iter().map(|w| self.text_term(&target, w)).collect();
+        let expansions = opts.get("max_expansions").and_then(Value::as_u64).unwrap_or(50);
+        Ok(match words.as_slice() {
+            [] => Box::new(EmptyQuery),
+            [word] => self.pattern(path, &escape_regex(word), true)?,
+            _ => {
+                let mut query = PhrasePrefixQuery::new(terms);
+                query.set_max_expansions(u32::try_from(expansions).unwrap_or(u32::MAX));
+                Box::new(query)
+            }
         })
     }
 
@@ -448,6 +493,35 @@ impl DslContext<'_> {
         Ok(Box::new(BooleanQuery::new(clauses)))
     }
 
+    /// simple_query_string: `+` (and), `|` (or), `-` (not), `"phrases"` and `prefix*`, read
+    /// as query_string terms; grouping, fuzziness and slop marks are ignored, as the clause
+    /// never fails on syntax.
+    fn simple_query_string(&self, obj: &Map<String, Value>) -> Result<Q> {
+        let text = required_str(obj, "query")?;
+        let mut plain = String::with_capacity(text.len());
+        let mut quoted = false;
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            let standalone = plain.ends_with(char::is_whitespace) || plain.is_empty();
+            match c {
+                '"' => {
+                    quoted = !quoted;
+                    plain.push(c);
+                }
+                '(' | ')' | '~' | '^' | '[' | ']' | '{' | '}' if !quoted => plain.push(' '),
+                '|' if !quoted => plain.push_str(" OR "),
+                '+' if !quoted && standalone && chars.peek().is_none_or(|n| n.is_whitespace()) => plain.push_str(" AND "),
+                c => plain.push(c),
+            }
+        }
+        if quoted {
+            plain.push('"');
+        }
+        let mut translated = obj.clone();
+        translated.insert("query".into(), Value::from(plain));
+        self.query_string(&translated)
+    }
+
     /// One query_string term: `field:value`, `"phrase"`, `pre*`, `*` or a plain word.
     fn query_string_term(&self, token: &str, fields: &[String]) -> Result<Q> {
         let (fields, value) = match split_field(token) {
@@ -477,22 +551,29 @@ impl DslContext<'_> {
 
     /// Analyzed tokens of `text` as terms on the target path.
     fn analyze(&self, target: &Target, text: &str) -> Vec<Term> {
-        let field = if target.keyword { self.fields.kw } else { self.fields.text };
-        let base = Term::from_field_json_path(field, &target.path, true);
+        self.words(target, text).iter().map(|w| self.text_term(target, w)).collect()
+    }
+
+    /// The analyzed tokens of `text` (the whole text for a keyword target).
+    fn words(&self, target: &Target, text: &str) -> Vec<String> {
         if target.keyword {
-            let mut term = base;
-            term.append_type_and_str(text);
-            return vec![term];
+            return vec![text.to_string()];
         }
         let mut analyzer = self.analyzer.clone();
         let mut stream = analyzer.token_stream(text);
-        let mut terms = Vec::new();
+        let mut words = Vec::new();
         while let Some(token) = stream.next() {
-            let mut term = base.clone();
-            term.append_type_and_str(&token.text);
-            terms.push(term);
+            words.push(token.text.clone());
         }
-        terms
+        words
+    }
+
+    /// A string term on the target path.
+    fn text_term(&self, target: &Target, word: &str) -> Term {
+        let field = if target.keyword { self.fields.kw } else { self.fields.text };
+        let mut term = Term::from_field_json_path(field, &target.path, true);
+        term.append_type_and_str(word);
+        term
     }
 
     /// The string read as a number, date or boolean on the target path, when it is one.
@@ -643,6 +724,33 @@ fn wildcard_to_regex(pattern: &str) -> String {
             other => escape_regex(&other.to_string()),
         })
         .collect()
+}
+
+/// Elasticsearch `fuzziness` as an edit distance: 0, 1, 2, or `AUTO` (`AUTO:3,6`: none up to
+/// 2 characters, one up to 5, two beyond; other bounds may be given).
+fn fuzziness(setting: Option<&Value>, word: &str) -> Result<u8> {
+    let text = setting.map(value_text).unwrap_or_else(|| "AUTO".into());
+    let invalid = || bad(format!("invalid fuzziness: {text}"));
+    let (low, high) = match text.as_str() {
+        "0" | "1" | "2" => return text.parse().map_err(|_| invalid()),
+        "AUTO" | "auto" => (3, 6),
+        other => {
+            let bounds = other.strip_prefix("AUTO:").ok_or_else(invalid)?;
+            let (low, high) = bounds.split_once(',').ok_or_else(invalid)?;
+            (
+                low.trim().parse::<usize>().map_err(|_| invalid())?,
+                high.trim().parse::<usize>().map_err(|_| invalid())?,
+            )
+        }
+    };
+    let length = word.chars().count();
+    Ok(if length < low {
+        0
+    } else if length < high {
+        1
+    } else {
+        2
+    })
 }
 
 /// Elasticsearch `minimum_should_match`: `n`, `-n`, `p%`, `-p%` against `clauses` clauses.

@@ -123,6 +123,19 @@ fn every_dsl_clause_finds_the_expected_documents() {
         (json!({"match_phrase": {"text": "peeti kinni"}}), vec!["d1"]),
         (json!({"match_phrase": {"text": "kinni peeti"}}), vec![]),
         (json!({"match_phrase": {"text": {"query": "varas kinni", "slop": 1}}}), vec!["d1"]),
+        (json!({"match_phrase_prefix": {"text": "peeti kin"}}), vec!["d1"]),
+        (json!({"match_phrase_prefix": {"text": "kinni pee"}}), vec![]),
+        (json!({"match_phrase_prefix": {"text": {"query": "trau"}}}), vec!["d3"]),
+        (json!({"match": {"text": {"query": "vras", "fuzziness": "AUTO"}}}), vec!["d1", "d4"]),
+        (json!({"match": {"text": {"query": "vras", "fuzziness": 0}}}), vec![]),
+        (json!({"fuzzy": {"label": {"value": "politse"}}}), vec!["d1"]),
+        (json!({"fuzzy": {"label": {"value": "plitse", "fuzziness": 1}}}), vec![]),
+        (json!({"simple_query_string": {"query": "varas + kinni"}}), vec!["d1"]),
+        (json!({"simple_query_string": {"query": "(trauma | põleng) -maja"}}), vec!["d3"]),
+        (
+            json!({"simple_query_string": {"query": "\"teisel korrusel\"", "fields": ["text"]}}),
+            vec!["d2"],
+        ),
         (json!({"multi_match": {"query": "other", "fields": ["a.b", "text^2"]}}), vec!["d2"]),
         (json!({"multi_match": {"query": "trauma"}}), vec!["d3"]),
         (
@@ -208,10 +221,10 @@ fn every_dsl_clause_finds_the_expected_documents() {
 fn unsupported_clauses_are_bad_queries_naming_the_clause() {
     let (_dir, backend) = corpus_store("bad");
     let err = backend
-        .search(&["corpus".into()], &json!({"query": {"fuzzy": {"text": "x"}}}))
+        .search(&["corpus".into()], &json!({"query": {"more_like_this": {"like": "x"}}}))
         .unwrap_err();
     assert!(
-        matches!(&err, SearchError::BadQuery(m) if m == "unsupported query clause: fuzzy"),
+        matches!(&err, SearchError::BadQuery(m) if m == "unsupported query clause: more_like_this"),
         "{err}"
     );
     let err = backend
