@@ -44,9 +44,15 @@ pub fn serve(cli: &Cli, a: &ServeArgs) -> Result<Option<Value>> {
                 .and_then(|mut i| i.next().ok_or_else(|| "no address".into()))
         })
         .map_err(|e| Error::BadRequest(format!("invalid --host/--port: {e}")))?;
-    // Load the language data while the server starts, so the first request need not wait.
+    // Load the language data while the server starts, so the first request need not wait,
+    // and merge what imports by earlier commands left in many segments.
     let warm = engine.clone();
-    std::thread::spawn(move || warm.mlp().alive());
+    std::thread::spawn(move || {
+        if let Err(e) = warm.start_search_merges() {
+            eprintln!("ta: warning: index merges could not start: {e}");
+        }
+        warm.mlp().alive();
+    });
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

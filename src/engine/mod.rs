@@ -103,6 +103,12 @@ impl Engine {
         Ok(Arc::new(engine))
     }
 
+    /// Starts the search store's pending segment merges in the background (`ta serve` calls
+    /// it once up; see `SearchBackend::start_merges`).
+    pub fn start_search_merges(&self) -> Result<()> {
+        Ok(self.search.start_merges()?)
+    }
+
     fn search_health(&self) -> Value {
         let info = self.search.info();
         let mut v = json!({"url": info.url, "alive": info.alive});

@@ -118,6 +118,13 @@ pub trait SearchBackend: Send + Sync {
     fn bulk_index(&self, index: &str, docs: Vec<Doc>) -> Result<BulkResult>;
     /// Starts a bulk load (a dataset import) into `index`, created if missing.
     fn bulk_loader<'a>(&'a self, index: &str) -> Result<Box<dyn BulkLoader + 'a>>;
+    /// Starts, in the background, the segment merges the store's merge policy asks for in
+    /// every index (a long-running process calls it once it is up: an index imported by a
+    /// command that ended may hold one segment per commit). Stores that merge by themselves
+    /// do nothing.
+    fn start_merges(&self) -> Result<()> {
+        Ok(())
+    }
     /// Merges each partial object into the stored `_source` (top-level keys replaced, like an
     /// Elasticsearch partial update); durable once this returns.
     fn bulk_update(&self, index: &str, updates: Vec<(String, Map<String, Value>)>) -> Result<BulkResult>;

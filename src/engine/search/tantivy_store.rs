@@ -258,6 +258,27 @@ impl StoreIndex {
         result
     }
 
+    /// Starts the merges the log merge policy asks for over the committed segments, unless a
+    /// bulk load holds merges off. They run in the background (searchers pick up their result
+    /// through the reader's reload on disk changes) and are dropped, harmlessly, if the
+    /// process ends first.
+    fn start_merges(&self) -> Result<()> {
+        if self.bulk_loads.load(Ordering::Acquire) > 0 {
+            return Ok(());
+        }
+        let segments = self.index.searchable_segment_metas().map_err(backend_err)?;
+        let candidates = LogMergePolicy::default().compute_merge_candidates(&segments);
+        if candidates.is_empty() {
+            return Ok(());
+        }
+        self.with_writer(|writer| {
+            for candidate in candidates {
+                drop(writer.merge(&candidate.0));
+            }
+            Ok(())
+        })
+    }
+
     /// Writes the given documents, replacing stored ones with the same id, and commits.
     fn write(&self, docs: Vec<Pending>) -> Result<()> {
         self.with_writer(|writer| {
@@ -615,20 +636,14 @@ impl BulkLoader for TantivyLoader {
 
 impl Drop for TantivyLoader {
     /// The last load of the index to end restores the merge policy and starts the merges it
-    /// asks for over the load's segments; they run in the background (a searcher picks up
-    /// their result through the reader's reload on commit) and are dropped, harmlessly, if
-    /// the process ends first.
+    /// asks for over the load's segments.
     fn drop(&mut self) {
         if self.handle.bulk_loads.fetch_sub(1, Ordering::AcqRel) == 1 {
             let _ = self.handle.with_writer(|writer| {
-                let policy = LogMergePolicy::default();
-                let segments = self.handle.index.searchable_segment_metas().map_err(backend_err)?;
-                for candidate in policy.compute_merge_candidates(&segments) {
-                    drop(writer.merge(&candidate.0));
-                }
-                writer.set_merge_policy(Box::new(policy));
+                writer.set_merge_policy(Box::new(LogMergePolicy::default()));
                 Ok(())
             });
+            let _ = self.handle.start_merges();
         }
     }
 }
@@ -764,6 +779,16 @@ impl SearchBackend for TantivyBackend {
         let (results, valid) = pending(docs);
         self.handle(index)?.write(valid)?;
         Ok(results)
+    }
+
+    fn start_merges(&self) -> Result<()> {
+        for name in self.list_indices()? {
+            // an index this build cannot read is reported when it is used
+            if let Ok(handle) = self.handle(&name) {
+                handle.start_merges()?;
+            }
+        }
+        Ok(())
     }
 
     fn bulk_loader<'a>(&'a self, index: &str) -> Result<Box<dyn BulkLoader + 'a>> {

@@ -847,3 +847,40 @@ fn scope_aggregations_and_calendar_histograms_are_elasticsearch_shaped() {
         "date_histogram [h] would have more than 65536 buckets; use a longer interval"
     );
 }
+
+#[test]
+fn start_merges_merges_the_segments_an_ended_import_left() {
+    let dir = TempDir::new("remerge");
+    let backend = TantivyBackend::open(&dir.0).unwrap();
+    let mut loader = backend.bulk_loader("left").unwrap();
+    for n in 0..10 {
+        loader
+            .add(vec![Doc {
+                id: None,
+                source: json!({ "n": n }),
+            }])
+            .unwrap();
+        loader.commit().unwrap();
+    }
+    // the importing command ends before its merges run: what it left on disk, without its
+    // writer's lock, is what the next process finds
+    let ended = TempDir::new("remerge-ended");
+    for entry in std::fs::read_dir(dir.0.join("left")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if !name.ends_with(".lock") {
+            std::fs::create_dir_all(ended.0.join("left")).unwrap();
+            std::fs::copy(&path, ended.0.join("left").join(name)).unwrap();
+        }
+    }
+    drop(loader);
+    let fresh = TantivyBackend::open(&ended.0).unwrap();
+    assert!(fresh.segment_counts("left").0 >= 8);
+    fresh.start_merges().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while fresh.segment_counts("left") != (1, 1) {
+        assert!(Instant::now() < deadline, "the segments were not merged");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(matching_in(&fresh, "left", json!({"range": {"n": {"gte": 0}}})), 10);
+}
