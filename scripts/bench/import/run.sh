@@ -3,7 +3,8 @@
 # (real text from the peer kit's corpora, plus generated files built from that text, the
 # largest ≥ 1 GB), each into a fresh data directory, reporting MB/s, docs/s and the peak RSS
 # of the import process (/usr/bin/time -v); then search latency p50/p99 of a match query and
-# a bool query on the largest index through `ta serve` (POST search_by_query).
+# a bool query on the largest index through `ta serve` (POST search_by_query), once the
+# server has merged the segments the import left.
 # Everything is written under a temporary directory that is removed at the end.
 # Not part of CI (minutes of machine time, several GB of temporary disk).
 #
@@ -85,6 +86,26 @@ for _ in $(seq 600); do
   sleep 0.1
 done
 PORT=$(grep -o "serving http://[^/ ]*" "$WORK/serve.log" | head -1 | sed 's/.*://')
+# the server merges the segments the import left (one per commit): wait (at most 5 minutes)
+# until every segment file on disk belongs to a committed segment (no merge under way) and
+# that has held for 3 s, then measure
+settled() {
+  python3 - "$LAST_DATA/indices/bench_${NAMES[-1]}" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+committed = len(json.load(open(os.path.join(d, "meta.json")))["segments"])
+on_disk = sum(1 for f in os.listdir(d) if f.endswith(".idx"))
+print("yes" if committed == on_disk else "no", committed)
+PY
+}
+still=0
+for _ in $(seq 300); do
+  sleep 1
+  if [ "$(settled | cut -d' ' -f1)" = yes ]; then still=$((still + 1)); else still=0; fi
+  [ "$still" -ge 3 ] && break
+done
+segments() { settled | cut -d' ' -f2; }
+echo "== $(segments) segments after the server's merges" >&2
 python3 - "$PORT" "bench_${NAMES[-1]}" "$QUERIES" <<'PY'
 import http.client, json, sys, time
 port, index, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])

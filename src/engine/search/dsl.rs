@@ -497,26 +497,7 @@ impl DslContext<'_> {
     /// as query_string terms; grouping, fuzziness and slop marks are ignored, as the clause
     /// never fails on syntax.
     fn simple_query_string(&self, obj: &Map<String, Value>) -> Result<Q> {
-        let text = required_str(obj, "query")?;
-        let mut plain = String::with_capacity(text.len());
-        let mut quoted = false;
-        let mut chars = text.chars().peekable();
-        while let Some(c) = chars.next() {
-            let standalone = plain.ends_with(char::is_whitespace) || plain.is_empty();
-            match c {
-                '"' => {
-                    quoted = !quoted;
-                    plain.push(c);
-                }
-                '(' | ')' | '~' | '^' | '[' | ']' | '{' | '}' if !quoted => plain.push(' '),
-                '|' if !quoted => plain.push_str(" OR "),
-                '+' if !quoted && standalone && chars.peek().is_none_or(|n| n.is_whitespace()) => plain.push_str(" AND "),
-                c => plain.push(c),
-            }
-        }
-        if quoted {
-            plain.push('"');
-        }
+        let plain = simple_as_query_string(required_str(obj, "query")?);
         let mut translated = obj.clone();
         translated.insert("query".into(), Value::from(plain));
         self.query_string(&translated)
@@ -714,16 +695,46 @@ pub fn escape_regex(text: &str) -> String {
     out
 }
 
-/// Elasticsearch wildcard (`*`, `?`) to regex.
+/// Elasticsearch wildcard (`*`, `?`) to a tantivy term regex.
 fn wildcard_to_regex(pattern: &str) -> String {
+    wildcard_with(pattern, escape_regex)
+}
+
+/// Elasticsearch wildcard (`*`, `?`) to regex, other characters through `escape`.
+pub(super) fn wildcard_with(pattern: &str, escape: fn(&str) -> String) -> String {
     pattern
         .chars()
         .map(|c| match c {
             '*' => ".*".to_string(),
             '?' => ".".to_string(),
-            other => escape_regex(&other.to_string()),
+            other => escape(&other.to_string()),
         })
         .collect()
+}
+
+/// A simple_query_string in query_string terms: `|` is OR, a lone `+` AND; grouping,
+/// fuzziness and slop marks become spaces; an open quote is closed.
+pub(super) fn simple_as_query_string(text: &str) -> String {
+    let mut plain = String::with_capacity(text.len());
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let standalone = plain.ends_with(char::is_whitespace) || plain.is_empty();
+        match c {
+            '"' => {
+                quoted = !quoted;
+                plain.push(c);
+            }
+            '(' | ')' | '~' | '^' | '[' | ']' | '{' | '}' if !quoted => plain.push(' '),
+            '|' if !quoted => plain.push_str(" OR "),
+            '+' if !quoted && standalone && chars.peek().is_none_or(|n| n.is_whitespace()) => plain.push_str(" AND "),
+            c => plain.push(c),
+        }
+    }
+    if quoted {
+        plain.push('"');
+    }
+    plain
 }
 
 /// Elasticsearch `fuzziness` as an edit distance: 0, 1, 2, or `AUTO` (`AUTO:3,6`: none up to
@@ -772,7 +783,7 @@ fn minimum_should_match(value: &Value, clauses: usize) -> Result<usize> {
 }
 
 /// Splits a query_string into terms: quoted phrases stay whole (with their quotes).
-fn tokenize_query_string(text: &str) -> Result<Vec<String>> {
+pub(super) fn tokenize_query_string(text: &str) -> Result<Vec<String>> {
     let mut tokens = Vec::new();
     let mut current = String::new();
     let mut in_quotes = false;
@@ -820,7 +831,7 @@ fn single(key: &str, value: &str) -> Map<String, Value> {
     Map::from_iter([(key.to_string(), Value::from(value))])
 }
 
-fn one_or_many(value: Option<&Value>) -> Vec<&Value> {
+pub(super) fn one_or_many(value: Option<&Value>) -> Vec<&Value> {
     match value {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items.iter().collect(),
@@ -841,7 +852,7 @@ fn required_str<'v>(obj: &'v Map<String, Value>, key: &str) -> Result<&'v str> {
     required(obj, key)?.as_str().ok_or_else(|| bad(format!("[{key}] must be a string")))
 }
 
-fn value_text(value: &Value) -> String {
+pub(super) fn value_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         other => other.to_string(),

@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use tantivy::tokenizer::TextAnalyzer;
 
 use super::backend::{Result, SearchError};
+use super::dsl::{one_or_many, simple_as_query_string, tokenize_query_string, value_text, wildcard_with};
 
 /// Compiled size limit of a highlight pattern (the search already refused bad patterns).
 const PATTERN_SIZE_LIMIT: usize = 1 << 20;
@@ -288,43 +289,36 @@ impl Highlighter {
             "wildcard" | "regexp" => {
                 let key = if name == "wildcard" { "wildcard" } else { "value" };
                 if let Some((field, value)) = single_field(body, key).or_else(|| single_field(body, "value")) {
-                    let pattern = if name == "wildcard" { wildcard_regex(&value) } else { value };
+                    let pattern = if name == "wildcard" {
+                        wildcard_with(&value, regex_escape)
+                    } else {
+                        value
+                    };
                     if let Some(re) = anchored(&pattern) {
                         self.push(Some(field), Find::Pattern(re));
                     }
                 }
             }
-            "query_string" | "simple_query_string" => self.query_string(body),
+            "query_string" => self.query_string(body, false),
+            "simple_query_string" => self.query_string(body, true),
             _ => {}
         }
         Ok(())
     }
 
-    /// The words of a query_string: operators and excluded terms skipped, `field:value`,
-    /// quoted phrases and wildcards read as such.
-    fn query_string(&mut self, body: &Value) {
+    /// The words of a query_string (or simple_query_string): operators and excluded terms
+    /// skipped, `field:value`, quoted phrases and wildcards read as such.
+    fn query_string(&mut self, body: &Value, simple: bool) {
         let text = body.get("query").map(value_text).unwrap_or_default();
+        let text = if simple { simple_as_query_string(&text) } else { text };
         let listed = body.get("fields").or_else(|| body.get("default_field"));
         let default_fields = field_names(listed);
-        let mut tokens = Vec::new();
-        let mut current = String::new();
-        let mut quoted = false;
-        for c in text.chars() {
-            match c {
-                '"' => {
-                    quoted = !quoted;
-                    current.push(c);
-                }
-                c if c.is_whitespace() && !quoted => tokens.extend((!current.is_empty()).then(|| std::mem::take(&mut current))),
-                c => current.push(c),
-            }
-        }
-        tokens.extend((!current.is_empty()).then_some(current));
-        for token in tokens {
-            if matches!(token.as_str(), "AND" | "OR" | "NOT" | "&&" | "||") || token.starts_with(['-', '!']) {
+        // the search itself refuses a query_string it cannot read
+        for token in tokenize_query_string(&text).unwrap_or_default() {
+            if matches!(token.as_str(), "AND" | "OR" | "NOT") || token.starts_with('-') {
                 continue;
             }
-            let token = token.trim_start_matches(['+', '(']).trim_end_matches(')');
+            let token = token.trim_start_matches('+');
             let (fields, value) = match token.split_once(':').filter(|(f, _)| !f.is_empty() && !f.contains('"')) {
                 Some((field, value)) => (vec![Some(field.to_string())], value),
                 None => (default_fields.clone(), token),
@@ -333,7 +327,7 @@ impl Highlighter {
                 if let Some(phrase) = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
                     self.words(field, phrase, true, false);
                 } else if value.contains(['*', '?']) {
-                    if let Some(re) = anchored(&wildcard_regex(&value.to_lowercase())) {
+                    if let Some(re) = anchored(&wildcard_with(&value.to_lowercase(), regex_escape)) {
                         self.push(field, Find::Pattern(re));
                     }
                 } else {
@@ -589,30 +583,8 @@ fn field_names(listed: Option<&Value>) -> Vec<Option<String>> {
     }
 }
 
-fn one_or_many(value: Option<&Value>) -> Vec<&Value> {
-    match value {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) => items.iter().collect(),
-        Some(one) => vec![one],
-    }
-}
-
-fn value_text(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-fn wildcard_regex(pattern: &str) -> String {
-    pattern
-        .chars()
-        .map(|c| match c {
-            '*' => ".*".to_string(),
-            '?' => ".".to_string(),
-            other => regex::escape(&other.to_string()),
-        })
-        .collect()
+fn regex_escape(text: &str) -> String {
+    regex::escape(text)
 }
 
 fn anchored(pattern: &str) -> Option<Regex> {
