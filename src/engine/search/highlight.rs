@@ -23,6 +23,11 @@ use super::dsl::{one_or_many, simple_as_query_string, tokenize_query_string, val
 
 /// Compiled size limit of a highlight pattern (the search already refused bad patterns).
 const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+/// How far a fragment edge may move to reach a word boundary, in characters.
+const BOUNDARY_SCAN: usize = 20;
+/// Bytes of a value analyzed for highlighting (Elasticsearch's `max_analyzed_offset`);
+/// matches beyond are not marked.
+const MAX_ANALYZED: usize = 1_000_000;
 
 fn bad(msg: impl Into<String>) -> SearchError {
     SearchError::BadQuery(msg.into())
@@ -200,7 +205,7 @@ impl Highlighter {
     /// Byte ranges of the tokens of `text` that the query asks for, in order.
     fn marks(&self, text: &str, wanted: &[&Find]) -> Vec<(usize, usize)> {
         let mut analyzer = self.analyzer.clone();
-        let mut stream = analyzer.token_stream(text);
+        let mut stream = analyzer.token_stream(&text[..floor_char(text, text.len().min(MAX_ANALYZED))]);
         let mut tokens: Vec<(String, usize, usize)> = Vec::new();
         while let Some(token) = stream.next() {
             tokens.push((token.text.clone(), token.offset_from, token.offset_to));
@@ -445,7 +450,7 @@ impl Passage {
 }
 
 /// Passages around the marks: the sentence of each mark, cut to about `size` characters at
-/// word boundaries; passages that meet are joined.
+/// word boundaries; a mark past the last passage starts the next one, never before its end.
 fn passages_of(value: usize, text: &str, marks: Vec<(usize, usize)>, size: usize) -> Vec<Passage> {
     let mut passages: Vec<Passage> = Vec::new();
     for (from, to) in marks {
@@ -453,40 +458,44 @@ fn passages_of(value: usize, text: &str, marks: Vec<(usize, usize)>, size: usize
             last.marks.push((from, to));
             continue;
         }
-        let (sentence_start, sentence_end) = sentence_around(text, from);
-        let mut start = sentence_start;
-        if text[sentence_start..from].chars().count() + text[from..to].chars().count() > size {
+        let earliest = passages.last().map_or(0, |p| p.end);
+        let (sentence_start, sentence_end) = sentence_around(text, from, 4 * size + (to - from));
+        let mut start = sentence_start.max(earliest);
+        if text[start..from].chars().count() + text[from..to].chars().count() > size {
             // the mark would fall outside the cut: centre the window on it
             let back = size.saturating_sub(text[from..to].chars().count()) / 2;
-            start = word_start(text, char_offset_back(text, from, back)).max(sentence_start);
+            start = word_start(text, char_offset_back(text, from, back)).max(start);
         }
         let end = word_end(text, char_offset(text, start, size)).min(sentence_end).max(to);
-        match passages.last_mut().filter(|p| start < p.end) {
-            Some(last) => {
-                last.end = last.end.max(end);
-                last.marks.push((from, to));
-            }
-            None => passages.push(Passage {
-                value,
-                start,
-                end,
-                marks: vec![(from, to)],
-            }),
-        }
+        passages.push(Passage {
+            value,
+            start,
+            end,
+            marks: vec![(from, to)],
+        });
     }
     passages
 }
 
 /// The sentence holding byte `at`: after the last `.`, `!`, `?` or line break followed by
-/// white space before it, up to and including the next one.
-fn sentence_around(text: &str, at: usize) -> (usize, usize) {
+/// white space before it, up to and including the next one; looked for at most `reach` bytes
+/// away (a passage is never longer), so a text without sentence ends costs no more.
+fn sentence_around(text: &str, at: usize, reach: usize) -> (usize, usize) {
     let bytes = text.as_bytes();
     let is_end = |i: usize| {
         matches!(bytes[i], b'\n') || (matches!(bytes[i], b'.' | b'!' | b'?') && bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace()))
     };
-    let start = (0..at).rev().find(|&i| is_end(i)).map_or(0, |i| i + 1);
-    let end = (at..bytes.len()).find(|&i| is_end(i)).map_or(bytes.len(), |i| i + 1);
-    (start, end)
+    let (low, high) = (at.saturating_sub(reach), (at + reach).min(bytes.len()));
+    let start = (low..at).rev().find(|&i| is_end(i)).map_or(low, |i| i + 1);
+    let end = (at..high).find(|&i| is_end(i)).map_or(high, |i| i + 1);
+    (floor_char(text, start), floor_char(text, end))
+}
+
+fn floor_char(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 /// The byte offset `chars` characters after byte `from` (or the end).
@@ -502,17 +511,25 @@ fn char_offset_back(text: &str, to: usize, chars: usize) -> usize {
     text[..to].char_indices().rev().nth(chars - 1).map_or(0, |(i, _)| i)
 }
 
-/// `at` moved back to the start of its word.
+/// `at` moved back to the start of its word (at most `BOUNDARY_SCAN` characters; a longer
+/// word is cut, as with Elasticsearch's `boundary_max_scan`).
 fn word_start(text: &str, at: usize) -> usize {
-    text[..at].rfind(char::is_whitespace).map_or(0, |i| i + 1)
+    let mut before = text[..at].char_indices().rev();
+    match before.by_ref().take(BOUNDARY_SCAN).find(|(_, c)| c.is_whitespace()) {
+        Some((i, c)) => i + c.len_utf8(),
+        None if before.next().is_none() => 0,
+        None => at,
+    }
 }
 
-/// `at` moved forward to the end of its word.
+/// `at` moved forward to the end of its word (at most `BOUNDARY_SCAN` characters).
 fn word_end(text: &str, at: usize) -> usize {
-    if at >= text.len() {
-        return text.len();
+    let mut after = text[at..].char_indices();
+    match after.by_ref().take(BOUNDARY_SCAN).find(|(_, c)| c.is_whitespace()) {
+        Some((i, _)) => at + i,
+        None if after.next().is_none() => text.len(),
+        None => at,
     }
-    text[at..].find(char::is_whitespace).map_or(text.len(), |i| at + i)
 }
 
 fn encode(text: &str, html: bool) -> String {
@@ -548,15 +565,28 @@ fn string_leaves<'a>(value: &'a Value, path: String, out: &mut Vec<(String, &'a 
     }
 }
 
-/// Field-name match with `*` wildcards.
+/// Field-name match with `*` wildcards (greedy with backtracking to the last star: linear
+/// in practice, never exponential).
 fn glob(pattern: &str, name: &str) -> bool {
-    match pattern.split_once('*') {
-        None => pattern == name,
-        Some((head, tail)) => {
-            name.starts_with(head)
-                && (0..=name.len() - head.len()).any(|i| name.is_char_boundary(head.len() + i) && glob(tail, &name[head.len() + i..]))
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    let (mut pi, mut ni) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ni));
+            pi += 1;
+        } else if pi < p.len() && p[pi] == n[ni] {
+            pi += 1;
+            ni += 1;
+        } else if let Some((star_p, star_n)) = star {
+            pi = star_p + 1;
+            ni = star_n + 1;
+            star = Some((star_p, star_n + 1));
+        } else {
+            return false;
         }
     }
+    p[pi..].iter().all(|c| *c == '*')
 }
 
 /// A one-field clause `{field: value}` or `{field: {key: value}}` as (field, text).
@@ -656,6 +686,27 @@ mod tests {
             hl(two, query, json!({"text": text})),
             Some(json!({"text": ["The word <em>cat</em> appears", "A <em>cat</em> and another <em>cat</em>"]}))
         );
+    }
+
+    #[test]
+    fn field_patterns() {
+        assert!(glob("*", "a.b"));
+        assert!(glob("meta.*", "meta.text"));
+        assert!(glob("*.text", "comment.text"));
+        assert!(!glob("*.text", "comment.body"));
+        assert!(glob("a*b*c", "aXbYc"));
+        assert!(!glob("a*b*c", "aXbY"));
+        let long = "a".repeat(200);
+        assert!(!glob(&format!("{}b", "*a".repeat(30)), &long), "no exponential backtracking");
+    }
+
+    #[test]
+    fn long_texts_without_sentences_or_spaces_stay_cheap() {
+        let text = "x_".repeat(200_000);
+        let started = std::time::Instant::now();
+        let found = hl(json!({"fields": {"t": {}}}), json!({"match": {"t": "x"}}), json!({ "t": text })).unwrap();
+        assert_eq!(found["t"].as_array().unwrap().len(), 5);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
     }
 
     #[test]
