@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use rustc_hash::FxHashSet;
 use serde_json::Value;
 
 use super::backend::{FieldInfo, SearchError};
@@ -17,7 +18,13 @@ pub const FACTS_FIELD: &str = "texta_facts";
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct FieldTypes {
     paths: BTreeMap<Vec<String>, String>,
+    /// The same paths joined by `SEP`, so a document of known paths is checked without
+    /// allocating.
+    known: FxHashSet<String>,
 }
+
+/// Joins path segments in `known` (tantivy's JSON path separator too).
+const SEP: char = '\u{1}';
 
 impl FieldTypes {
     /// Reads the mapping saved by `save`, or an empty one when the file does not exist.
@@ -29,9 +36,11 @@ impl FieldTypes {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(SearchError::Backend(e.to_string())),
         };
-        Ok(Self {
-            paths: entries.into_iter().collect(),
-        })
+        let mut types = Self::default();
+        for (path, field_type) in entries {
+            types.insert(path, &field_type);
+        }
+        Ok(types)
     }
 
     /// Writes the mapping atomically (temporary file + rename).
@@ -51,12 +60,15 @@ impl FieldTypes {
             return false;
         };
         let mut changed = false;
+        let mut path = String::new();
         for (key, value) in map {
-            if key == FACTS_FIELD {
-                changed |= self.insert(vec![key.clone()], "fact");
+            path.clear();
+            path.push_str(key);
+            changed |= if key == FACTS_FIELD {
+                self.record(&path, "fact")
             } else {
-                changed |= self.observe_value(vec![key.clone()], value);
-            }
+                self.observe_value(&mut path, value)
+            };
         }
         changed
     }
@@ -85,23 +97,39 @@ impl FieldTypes {
             .collect()
     }
 
-    fn observe_value(&mut self, path: Vec<String>, value: &Value) -> bool {
+    /// Records the leaves under `path` (segments joined by `SEP`; restored on return).
+    fn observe_value(&mut self, path: &mut String, value: &Value) -> bool {
         match value {
             Value::Null => false,
-            Value::Array(items) => items.iter().any(|item| self.observe_value(path.clone(), item)),
-            Value::Object(map) => map.iter().fold(false, |changed, (key, value)| {
-                let mut child = path.clone();
-                child.push(key.clone());
-                self.observe_value(child, value) | changed
-            }),
-            leaf => self.insert(path, leaf_type(leaf)),
+            Value::Array(items) => items.iter().fold(false, |changed, item| self.observe_value(path, item) | changed),
+            Value::Object(map) => {
+                let mut changed = false;
+                for (key, child) in map {
+                    let len = path.len();
+                    path.push(SEP);
+                    path.push_str(key);
+                    changed |= self.observe_value(path, child);
+                    path.truncate(len);
+                }
+                changed
+            }
+            leaf => self.record(path, leaf_type(leaf)),
         }
+    }
+
+    /// A joined path seen with `field_type`; whether it is new.
+    fn record(&mut self, joined: &str, field_type: &str) -> bool {
+        if self.known.contains(joined) {
+            return false;
+        }
+        self.insert(joined.split(SEP).map(str::to_string).collect(), field_type)
     }
 
     fn insert(&mut self, path: Vec<String>, field_type: &str) -> bool {
         if self.paths.contains_key(&path) {
             return false;
         }
+        self.known.insert(path.join(&SEP.to_string()));
         self.paths.insert(path, field_type.to_string());
         true
     }
@@ -163,6 +191,9 @@ mod tests {
         let expected: Vec<(String, String)> = expected.iter().map(|(p, t)| (p.to_string(), t.to_string())).collect();
         assert_eq!(infos, expected);
         assert_eq!(types.text_paths(), vec!["a.b", "text"]);
+        assert!(types.observe(&json!({"list": [1, {"inner": "x"}]})), "every array item is read");
+        assert_eq!((types.type_of("list"), types.type_of("list.inner")), (Some("long"), Some("text")));
+        assert!(!types.observe(&json!({"list": [{"inner": "y"}], "a": {"c": [4]}})));
     }
 
     #[test]
