@@ -34,6 +34,9 @@ _ta() {
             ta,import)
                 cmd="ta__subcmd__import"
                 ;;
+            ta,index)
+                cmd="ta__subcmd__index"
+                ;;
             ta,init)
                 cmd="ta__subcmd__init"
                 ;;
@@ -160,6 +163,9 @@ _ta() {
             ta__subcmd__help,import)
                 cmd="ta__subcmd__help__subcmd__import"
                 ;;
+            ta__subcmd__help,index)
+                cmd="ta__subcmd__help__subcmd__index"
+                ;;
             ta__subcmd__help,init)
                 cmd="ta__subcmd__help__subcmd__init"
                 ;;
@@ -225,6 +231,18 @@ _ta() {
                 ;;
             ta__subcmd__help__subcmd__doc,put)
                 cmd="ta__subcmd__help__subcmd__doc__subcmd__put"
+                ;;
+            ta__subcmd__help__subcmd__index,delete)
+                cmd="ta__subcmd__help__subcmd__index__subcmd__delete"
+                ;;
+            ta__subcmd__help__subcmd__index,list)
+                cmd="ta__subcmd__help__subcmd__index__subcmd__list"
+                ;;
+            ta__subcmd__help__subcmd__index,show)
+                cmd="ta__subcmd__help__subcmd__index__subcmd__show"
+                ;;
+            ta__subcmd__help__subcmd__index,update)
+                cmd="ta__subcmd__help__subcmd__index__subcmd__update"
                 ;;
             ta__subcmd__help__subcmd__mlp,bench)
                 cmd="ta__subcmd__help__subcmd__mlp__subcmd__bench"
@@ -315,6 +333,36 @@ _ta() {
                 ;;
             ta__subcmd__help__subcmd__user,update)
                 cmd="ta__subcmd__help__subcmd__user__subcmd__update"
+                ;;
+            ta__subcmd__index,delete)
+                cmd="ta__subcmd__index__subcmd__delete"
+                ;;
+            ta__subcmd__index,help)
+                cmd="ta__subcmd__index__subcmd__help"
+                ;;
+            ta__subcmd__index,list)
+                cmd="ta__subcmd__index__subcmd__list"
+                ;;
+            ta__subcmd__index,show)
+                cmd="ta__subcmd__index__subcmd__show"
+                ;;
+            ta__subcmd__index,update)
+                cmd="ta__subcmd__index__subcmd__update"
+                ;;
+            ta__subcmd__index__subcmd__help,delete)
+                cmd="ta__subcmd__index__subcmd__help__subcmd__delete"
+                ;;
+            ta__subcmd__index__subcmd__help,help)
+                cmd="ta__subcmd__index__subcmd__help__subcmd__help"
+                ;;
+            ta__subcmd__index__subcmd__help,list)
+                cmd="ta__subcmd__index__subcmd__help__subcmd__list"
+                ;;
+            ta__subcmd__index__subcmd__help,show)
+                cmd="ta__subcmd__index__subcmd__help__subcmd__show"
+                ;;
+            ta__subcmd__index__subcmd__help,update)
+                cmd="ta__subcmd__index__subcmd__help__subcmd__update"
                 ;;
             ta__subcmd__mlp,bench)
                 cmd="ta__subcmd__mlp__subcmd__bench"
@@ -539,7 +587,7 @@ _ta() {
 
     case "${cmd}" in
         ta)
-            opts="-h -V --data-dir --search-url --server --token --as --json --help --version init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help"
+            opts="-h -V --data-dir --search-url --server --token --as --json --help --version init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1381,7 +1429,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help)
-            opts="init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc task completions help"
+            opts="init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1607,6 +1655,76 @@ _ta() {
         ta__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__index)
+            opts="list show update delete"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__index__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__index__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__index__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__index__subcmd__update)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2227,6 +2345,264 @@ _ta() {
                     ;;
                 --separator)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__index)
+            opts="-h --data-dir --search-url --server --token --as --json --help list show update delete help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__index__subcmd__delete)
+            opts="-h --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__index__subcmd__help)
+            opts="list show update delete help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__index__subcmd__help__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__index__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__index__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__index__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__index__subcmd__help__subcmd__update)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__index__subcmd__list)
+            opts="-h --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__index__subcmd__show)
+            opts="-h --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__index__subcmd__update)
+            opts="-h --open --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --open)
+                    COMPREPLY=($(compgen -W "true false" -- "${cur}"))
                     return 0
                     ;;
                 --data-dir)

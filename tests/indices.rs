@@ -519,6 +519,24 @@ fn cli_import_search_doc_apply_local_and_remote() {
     .ok();
     let local = replace_base(&normalize(&imported), "http://127.0.0.1:8000/api/v1", &server.base);
     assert_eq!(normalize(&remote), local);
+
+    // Index management, local and remote alike.
+    let remote_env = [("TA_SERVER", Some(server.origin.as_str())), ("TA_TOKEN", Some(token.as_str()))];
+    let listed = ta(data, &["index", "list", "--json"]).ok();
+    assert_eq!(
+        listed,
+        json!([{"id": 1, "url": "http://127.0.0.1:8000/api/v1/index/1/", "is_open": true, "name": "news"}])
+    );
+    let remote_listed = common::ta_env(data, &["index", "list", "--json"], &remote_env).ok();
+    assert_eq!(remote_listed, replace_base(&listed, "http://127.0.0.1:8000/api/v1", &server.base));
+    let closed = ta(data, &["index", "update", "1", "--open", "false", "--json"]).ok();
+    assert_eq!(closed["is_open"], json!(false));
+    let remote_closed = common::ta_env(data, &["index", "update", "1", "--open", "false", "--json"], &remote_env).ok();
+    assert_eq!(remote_closed, replace_base(&closed, "http://127.0.0.1:8000/api/v1", &server.base));
+    let deleted = ta(data, &["index", "delete", "1"]);
+    assert_eq!((deleted.code, deleted.stdout.as_str()), (0, ""), "{deleted:?}");
+    ta(data, &["index", "show", "1"]).fails(5);
+    ta(data, &["doc", "get", "--project", "1", "--index", "news", "x"]).fails(5);
 }
 
 fn replace_base(v: &Value, from: &str, to: &str) -> Value {

@@ -70,6 +70,41 @@ pub enum DocCmd {
     },
 }
 
+#[derive(Subcommand, Debug)]
+pub enum IndexCmd {
+    /// List the indices in the search store (superusers)
+    List,
+    /// Show an index
+    Show { id: i64 },
+    /// Open or close an index (a closed index leaves project listings)
+    Update {
+        id: i64,
+        /// true to open, false to close
+        #[arg(long, action = clap::ArgAction::Set)]
+        open: bool,
+    },
+    /// Delete an index and all its documents
+    Delete { id: i64 },
+}
+
+pub fn index(t: &Target, c: &IndexCmd) -> Result<Option<Value>> {
+    let out = match c {
+        IndexCmd::List => t.call("GET", "/index/", None, |e, ctx| e.list_index_catalogue(ctx))?,
+        IndexCmd::Show { id } => t.call("GET", &format!("/index/{id}/"), None, |e, ctx| e.get_index(ctx, *id))?,
+        IndexCmd::Update { id, open } => {
+            let body = json!({ "is_open": open });
+            t.call("PATCH", &format!("/index/{id}/"), Some(&body), |e, ctx| {
+                e.update_index(ctx, *id, &body)
+            })?
+        }
+        IndexCmd::Delete { id } => {
+            t.call("DELETE", &format!("/index/{id}/"), None, |e, ctx| e.delete_index(ctx, *id))?;
+            return Ok(None);
+        }
+    };
+    Ok(Some(out))
+}
+
 pub fn import(t: &Target, a: &ImportArgs) -> Result<Option<Value>> {
     let path = format!("/projects/{}/dataset_imports/", a.project);
     let file_name = a.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

@@ -90,6 +90,9 @@ pub enum Command {
     /// Store, show or delete single documents
     #[command(subcommand)]
     Doc(indices::DocCmd),
+    /// Search indices in the store: list, show, open or close, delete
+    #[command(subcommand)]
+    Index(indices::IndexCmd),
     /// Background tasks
     #[command(subcommand)]
     Task(system::TaskCmd),
@@ -221,6 +224,7 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
                 Command::Import(a) => indices::import(&t, a),
                 Command::Search(a) => indices::search(&t, a),
                 Command::Doc(c) => indices::doc(&t, c),
+                Command::Index(c) => indices::index(&t, c),
                 Command::Task(c) => system::task(&t, c).map(Some),
                 _ => unreachable!("handled above"),
             }
