@@ -159,7 +159,7 @@ fn json_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
         (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q)),
-        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).map_or(false, |w| json_eq(v, w))),
+        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w))),
         _ => a == b,
     }
 }
@@ -167,7 +167,7 @@ fn json_eq(a: &Value, b: &Value) -> bool {
 fn type_ok(v: &Value, ty: &str) -> bool {
     ty.split('|').any(|t| match t.trim() {
         "string" => v.is_string(),
-        "integer" => v.as_f64().map_or(false, |f| f.fract() == 0.0),
+        "integer" => v.as_f64().is_some_and(|f| f.fract() == 0.0),
         "number" => v.is_number(),
         "boolean" => v.is_boolean(),
         "array" => v.is_array(),
@@ -353,7 +353,7 @@ fn check(step: &Value, got: &Got, vars: &Vars) -> Vec<String> {
         errs.push(format!("body: expected empty, got {:?}", body_text()));
     }
     if let Some(keys) = step.get("expect_keys").and_then(Value::as_array) {
-        let mut want: Vec<String> = keys.iter().map(|k| Vars::text_of(k)).collect();
+        let mut want: Vec<String> = keys.iter().map(Vars::text_of).collect();
         want.sort();
         match body.as_object() {
             Some(o) => {
@@ -484,7 +484,7 @@ fn run_step(server: &Server, step: &Value, vars: &mut Vars, base: &str) -> (Req,
             .json
             .as_ref()
             .and_then(|b| at(b, path))
-            .map_or(false, |v| until["in"].as_array().into_iter().flatten().any(|w| json_eq(v, w)));
+            .is_some_and(|v| until["in"].as_array().into_iter().flatten().any(|w| json_eq(v, w)));
         if done {
             break got;
         }
@@ -525,7 +525,7 @@ fn run_step(server: &Server, step: &Value, vars: &mut Vars, base: &str) -> (Req,
 fn http_conformance() {
     let text = std::fs::read_to_string(scenarios_path()).expect("shared/conformance/http/scenarios.json is readable");
     let scenarios: Vec<Value> = serde_json::from_str(&text).expect("scenarios.json is a JSON array");
-    let skip_index = std::env::var("TA_CONFORMANCE_SKIP_INDEX").map_or(false, |v| v == "1");
+    let skip_index = std::env::var("TA_CONFORMANCE_SKIP_INDEX").is_ok_and(|v| v == "1");
 
     let server = Server::start();
     let base = server.base.clone();
@@ -552,7 +552,7 @@ fn http_conformance() {
             skip_lines.push(format!("  skipped {name}: `{kind}` not implemented"));
             continue;
         }
-        if skip_index && sc["tags"].as_array().map_or(false, |t| t.iter().any(|x| x == "index")) {
+        if skip_index && sc["tags"].as_array().is_some_and(|t| t.iter().any(|x| x == "index")) {
             skipped += 1;
             skip_lines.push(format!("  skipped {name}: tagged index"));
             continue;

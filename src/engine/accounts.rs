@@ -117,7 +117,7 @@ fn valid_email(s: &str) -> bool {
             .all(|l| !l.is_empty() && !l.starts_with('-') && !l.ends_with('-') && l.chars().all(|c| c.is_alphanumeric() || c == '-'))
         && labels
             .last()
-            .map_or(false, |t| t.chars().count() >= 2 && t.chars().all(|c| c.is_alphabetic()));
+            .is_some_and(|t| t.chars().count() >= 2 && t.chars().all(|c| c.is_alphabetic()));
     user_ok && domain_ok
 }
 
@@ -335,7 +335,7 @@ impl Engine {
     pub fn update_me(&self, ctx: &Ctx, body: &Value) -> Result<UserOut> {
         let mut f = Form::new(body, Mode::Partial)?;
         let email = f.string("email", Str::OPTIONAL);
-        if email.as_deref().map_or(false, |e| !e.is_empty() && !valid_email(e)) {
+        if email.as_deref().is_some_and(|e| !e.is_empty() && !valid_email(e)) {
             f.fail("email", "Enter a valid email address.");
         }
         f.finish()?;
@@ -393,7 +393,7 @@ impl Engine {
     pub fn request_password_reset(&self, body: &Value) -> Result<Detail> {
         let mut f = Form::new(body, Mode::Full)?;
         let email = f.string("email", Str::REQUIRED);
-        if email.as_deref().map_or(false, |e| !valid_email(e)) {
+        if email.as_deref().is_some_and(|e| !valid_email(e)) {
             f.fail("email", "Enter a valid email address.");
         }
         f.finish()?;

@@ -82,9 +82,9 @@ impl Error {
             (403, Some(m)) => Error::Forbidden(m),
             (404, Some(m)) => Error::NotFound(m),
             (413, Some(m)) => Error::TooLarge(m),
-            (400, Some(m)) if body.as_object().map_or(false, |o| o.len() == 1) => Error::BadRequest(m),
+            (400, Some(m)) if body.as_object().is_some_and(|o| o.len() == 1) => Error::BadRequest(m),
             (400, _) => match body.get("error").and_then(Value::as_str) {
-                Some(m) if body.as_object().map_or(false, |o| o.len() == 1) => Error::BadRequestError(m.into()),
+                Some(m) if body.as_object().is_some_and(|o| o.len() == 1) => Error::BadRequestError(m.into()),
                 _ => Error::Invalid(body),
             },
             (s, d) => Error::Internal(d.unwrap_or_else(|| format!("HTTP {s}: {}", compact(&body)))),

@@ -13,6 +13,11 @@ use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock};
 
+/// A regex tagger group and its members' matchers (ascending tagger id).
+type LoadedGroup = (Resource, Vec<(Resource, Arc<Matcher>)>);
+/// A document id and the fields to merge into it.
+type DocUpdate = (String, Map<String, Value>);
+
 /// Longest accepted text, and most texts per request (conventions §12).
 pub const MAX_TEXT_CHARS: usize = 1_000_000;
 pub const MAX_TEXTS: usize = 10_000;
@@ -394,7 +399,7 @@ impl Engine {
     }
 
     /// A group and its members' matchers (ascending tagger id), after the access check.
-    fn loaded_group(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<(Resource, Vec<(Resource, Arc<Matcher>)>)> {
+    fn loaded_group(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<LoadedGroup> {
         self.check_project_access(ctx, pk)?;
         let g = self.resource(Kind::RegexTaggerGroup, pk, id)?;
         let ids = self.members((Kind::RegexTaggerGroup, id), Kind::RegexTagger)?;
@@ -431,7 +436,7 @@ impl Engine {
     }
 
     /// Groups of the project with members; `ids` empty = all.
-    fn groups_for(&self, pk: i64, body: &Value) -> Result<(String, Vec<(Resource, Vec<(Resource, Arc<Matcher>)>)>)> {
+    fn groups_for(&self, pk: i64, body: &Value) -> Result<(String, Vec<LoadedGroup>)> {
         let mut f = Form::new(body, Mode::Full)?;
         let text = f.string("text", TEXT);
         let ids = f.pks("tagger_groups", List::OPTIONAL).unwrap_or_default();
@@ -677,7 +682,7 @@ impl Engine {
                 .into_iter()
                 .flatten()
                 .collect();
-            let mut by_index: BTreeMap<String, Vec<(String, Map<String, Value>)>> = BTreeMap::new();
+            let mut by_index: BTreeMap<String, Vec<DocUpdate>> = BTreeMap::new();
             for (index, doc_id, facts) in changed {
                 let mut partial = Map::new();
                 partial.insert("texta_facts".into(), facts);

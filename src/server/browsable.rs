@@ -16,7 +16,7 @@ pub async fn render(resp: Response, method: &Method, path: &str) -> Response {
     let is_json = resp
         .headers()
         .get(header::CONTENT_TYPE)
-        .map_or(false, |v| v.as_bytes().starts_with(b"application/json"));
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
     if !is_json {
         return resp;
     }

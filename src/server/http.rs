@@ -99,7 +99,7 @@ pub fn resolve_caller(engine: &Engine, headers: &HeaderMap) -> Result<Caller, Er
     if let Some(auth) = headers.get(header::AUTHORIZATION) {
         let raw = String::from_utf8_lossy(auth.as_bytes()).to_string();
         let mut parts = raw.split_whitespace();
-        if parts.next().map_or(false, |k| k.eq_ignore_ascii_case("token")) {
+        if parts.next().is_some_and(|k| k.eq_ignore_ascii_case("token")) {
             let rest: Vec<&str> = parts.collect();
             return match rest.as_slice() {
                 [] => Err(Error::Forbidden("Invalid token header. No credentials provided.".into())),

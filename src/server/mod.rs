@@ -105,7 +105,7 @@ async fn front(State(state): State<AppState>, mut req: Request, next: Next) -> R
         .headers()
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
-        .map_or(false, |n| n > limit);
+        .is_some_and(|n| n > limit);
     if too_big {
         return ApiError::from(http::too_large()).into_response();
     }
