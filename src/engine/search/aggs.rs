@@ -357,7 +357,7 @@ fn es_date(millis: i64) -> String {
 }
 
 /// The request with its fields mapped, checked against every index's mapping.
-pub fn translate(aggs: &Value, mappings: &[FieldTypes]) -> Result<Aggregations> {
+fn translate(aggs: &Value, mappings: &[FieldTypes]) -> Result<Aggregations> {
     let mapped = map_fields(aggs, mappings)?;
     serde_json::from_value(mapped).map_err(|e| SearchError::BadQuery(format!("unsupported aggs: {e}")))
 }

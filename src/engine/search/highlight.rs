@@ -14,6 +14,8 @@
 //! about `fragment_size` characters at word boundaries, the best-scoring ones (most marks)
 //! returned in text order, as Elasticsearch's unified highlighter does.
 
+use std::collections::HashMap;
+
 use regex::{Regex, RegexBuilder};
 use serde_json::{Map, Value};
 use tantivy::tokenizer::TextAnalyzer;
@@ -131,36 +133,38 @@ impl Highlighter {
     pub fn highlight(&self, source: &Value) -> Option<Value> {
         let mut leaves = Vec::new();
         string_leaves(source, String::new(), &mut leaves);
+        // the values of each path, paths in order of first appearance
+        let mut slots: HashMap<String, usize> = HashMap::new();
+        let mut paths: Vec<(String, Vec<&str>)> = Vec::new();
+        for (path, text) in leaves {
+            let slot = *slots.entry(path.clone()).or_insert_with(|| {
+                paths.push((path, Vec::new()));
+                paths.len() - 1
+            });
+            paths[slot].1.push(text);
+        }
         let mut out = Map::new();
         for options in &self.fields {
-            let mut names: Vec<&str> = leaves
-                .iter()
-                .map(|(path, _)| path.as_str())
-                .filter(|path| glob(&options.name, path))
-                .collect();
-            names.dedup();
-            for name in names {
-                if out.contains_key(name) {
+            for (name, texts) in &paths {
+                if out.contains_key(name) || !glob(&options.name, name) {
                     continue;
                 }
-                let values = leaves.iter().filter(|(path, _)| path == name).map(|(_, text)| *text);
-                let fragments = self.field_fragments(options, name, values);
+                let fragments = self.field_fragments(options, name, texts);
                 if !fragments.is_empty() {
-                    out.insert(name.to_string(), Value::from(fragments));
+                    out.insert(name.clone(), Value::from(fragments));
                 }
             }
         }
         (!out.is_empty()).then_some(Value::Object(out))
     }
 
-    fn field_fragments<'a>(&self, options: &FieldOptions, name: &str, values: impl Iterator<Item = &'a str>) -> Vec<String> {
+    fn field_fragments(&self, options: &FieldOptions, name: &str, values: &[&str]) -> Vec<String> {
         let wanted: Vec<&Find> = self
             .wanted
             .iter()
             .filter(|w| !options.require_field_match || w.field.as_deref().is_none_or(|f| f == name))
             .map(|w| &w.find)
             .collect();
-        let values: Vec<&str> = values.collect();
         let mut passages = Vec::new();
         for (index, text) in values.iter().enumerate() {
             let marks = if wanted.is_empty() { Vec::new() } else { self.marks(text, &wanted) };
@@ -706,6 +710,15 @@ mod tests {
         let started = std::time::Instant::now();
         let found = hl(json!({"fields": {"t": {}}}), json!({"match": {"t": "x"}}), json!({ "t": text })).unwrap();
         assert_eq!(found["t"].as_array().unwrap().len(), 5);
+        let facts: Vec<Value> = (0..5000)
+            .map(|i| json!({"fact": "PER", "str_val": format!("x{i}"), "doc_path": "t"}))
+            .collect();
+        let found = hl(
+            json!({"fields": {"*": {}}}),
+            json!({"match": {"texta_facts.str_val": "x7"}}),
+            json!({ "texta_facts": facts }),
+        );
+        assert_eq!(found, Some(json!({"texta_facts.str_val": ["<em>x7</em>"]})));
         assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
     }
 
