@@ -14,7 +14,6 @@
 use std::ops::Bound;
 
 use serde_json::{Map, Value};
-use tantivy::collector::DocSetCollector;
 use tantivy::json_utils::convert_to_fast_value_and_append_to_json_term;
 use tantivy::query::{
     AllQuery, BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, EmptyQuery, ExistsQuery, FuzzyTermQuery, Occur,
@@ -26,6 +25,7 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{DateTime, Searcher};
 
 use super::backend::{Result, SearchError};
+use super::block_join::BlockJoin;
 use super::date_math;
 use super::mapping::FACTS_FIELD;
 
@@ -423,33 +423,8 @@ impl DslContext<'_> {
         }
         let inner = self.translate(required(obj, "query")?)?;
         let facts = BooleanQuery::intersection(vec![inner, kind_query(&self.fields, KIND_FACT)]);
-        let parents = self.parent_ids(&facts)?;
-        let terms = parents.iter().map(|id| Term::from_field_text(self.fields.id, id));
-        Ok(Box::new(ConstScoreQuery::new(Box::new(TermSetQuery::new(terms)), 1.0)))
-    }
-
-    /// Parent ids of the fact documents matching `facts`.
-    pub fn parent_ids(&self, facts: &dyn Query) -> Result<std::collections::BTreeSet<String>> {
-        let docs = self.searcher.search(facts, &DocSetCollector).map_err(backend)?;
-        let mut ids = std::collections::BTreeSet::new();
-        let mut by_segment: Vec<Vec<u32>> = vec![Vec::new(); self.searcher.segment_readers().len()];
-        for addr in docs {
-            by_segment[addr.segment_ord as usize].push(addr.doc_id);
-        }
-        for (segment, doc_ids) in self.searcher.segment_readers().iter().zip(by_segment) {
-            let Some(column) = segment.fast_fields().str("_parent").map_err(backend)? else {
-                continue;
-            };
-            let mut buf = String::new();
-            for doc in doc_ids {
-                for ord in column.term_ords(doc) {
-                    buf.clear();
-                    column.ord_to_str(ord, &mut buf).map_err(|e| backend(e.into()))?;
-                    ids.insert(buf.clone());
-                }
-            }
-        }
-        Ok(ids)
+        let parents = BlockJoin::parents_of(Box::new(facts), self.fields.kind);
+        Ok(Box::new(ConstScoreQuery::new(Box::new(parents), 1.0)))
     }
 
     fn query_string(&self, obj: &Map<String, Value>) -> Result<Q> {
@@ -857,8 +832,4 @@ pub(super) fn value_text(value: &Value) -> String {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
-}
-
-fn backend(e: tantivy::TantivyError) -> SearchError {
-    SearchError::Backend(e.to_string())
 }

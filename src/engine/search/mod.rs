@@ -7,6 +7,7 @@
 
 mod aggs;
 pub mod backend;
+mod block_join;
 mod date_math;
 mod doc_views;
 pub mod dsl;

@@ -23,9 +23,9 @@ use tantivy::aggregation::agg_req::Aggregations;
 use tantivy::aggregation::intermediate_agg_result::IntermediateAggregationResults;
 use tantivy::aggregation::{AggContextParams, AggregationCollector, AggregationLimitsGuard, DistributedAggregationCollector};
 use tantivy::collector::{Count, TopDocs};
-use tantivy::indexer::{LogMergePolicy, MergePolicy, NoMergePolicy};
-use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery, TermSetQuery};
-use tantivy::schema::{IndexRecordOption, JsonObjectOptions, Schema, TextFieldIndexing, Value as _, FAST, STORED, STRING};
+use tantivy::indexer::{LogMergePolicy, MergePolicy, NoMergePolicy, UserOperation};
+use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
+use tantivy::schema::{IndexRecordOption, JsonObjectOptions, Schema, TextFieldIndexing, Value as _, STORED, STRING};
 use tantivy::tokenizer::{LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer};
 use tantivy::{
     DocAddress, DocId, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, Term, TERMINATED,
@@ -35,6 +35,7 @@ use super::backend::{
     generate_id, query_clause, BackendInfo, BulkLoader, BulkResult, Doc, FactCounts, FactValueCount, Hit, IndexFields, Result,
     SearchBackend, SearchError,
 };
+use super::block_join::BlockJoin;
 use super::doc_views::{keyword_view, text_view};
 use super::dsl::{kind_query, DslContext, StoreFields, KIND_DOC, KIND_FACT};
 use super::highlight::Highlighter;
@@ -47,7 +48,7 @@ const WRITER_MEMORY: usize = 128 << 20;
 /// Names the on-disk format of an index (term dictionaries are sstables); an index without
 /// this marker, or with another one, was written by an earlier ta and is refused, not misread.
 const FORMAT_FILE: &str = "ta_format";
-const FORMAT: &str = "tantivy-0.27-sstable\n";
+const FORMAT: &str = "tantivy-0.27-sstable-blocks\n";
 
 /// The embedded backend; cheap to share behind an `Arc`.
 pub struct TantivyBackend {
@@ -140,6 +141,16 @@ impl TantivyBackend {
         (on_disk, handle.searcher().expect("searcher").segment_readers().len())
     }
 
+    /// Merges every segment of an index into one and waits for it.
+    #[cfg(test)]
+    pub(super) fn merge_all(&self, name: &str) {
+        let handle = self.handle(name).expect("open index");
+        let ids = handle.index.searchable_segment_ids().expect("segment list");
+        handle
+            .with_writer(|writer| writer.merge(&ids).wait().map(drop).map_err(backend_err))
+            .expect("merge");
+    }
+
     fn handles(&self, names: &[String]) -> Result<Vec<Arc<StoreIndex>>> {
         names.iter().map(|n| self.handle(n)).collect()
     }
@@ -149,7 +160,7 @@ fn build_schema() -> Schema {
     let mut builder = Schema::builder();
     builder.add_text_field("_id", STRING | STORED);
     builder.add_text_field("_kind", STRING);
-    builder.add_text_field("_parent", STRING | FAST);
+    builder.add_text_field("_parent", STRING);
     builder.add_bytes_field("_source", STORED);
     let text = TextFieldIndexing::default()
         .set_tokenizer(TEXT_TOKENIZER)
@@ -295,12 +306,14 @@ impl StoreIndex {
         for Pending { id, source, replace } in docs {
             let source = Value::Object(source);
             changed |= mapping.observe(&source);
+            // one group: the document directly followed by its facts (`block_join.rs`)
+            let mut group = Vec::new();
             if replace {
-                self.delete_by_id(writer, &id);
+                group.push(UserOperation::Delete(Term::from_field_text(self.fields.id, &id)));
+                group.push(UserOperation::Delete(Term::from_field_text(self.fields.parent, &id)));
             }
-            for doc in self.tantivy_docs(&id, source) {
-                writer.add_document(doc).map_err(backend_err)?;
-            }
+            group.extend(self.tantivy_docs(&id, source).into_iter().map(UserOperation::Add));
+            writer.run(group).map_err(backend_err)?;
         }
         if changed {
             mapping.save(&self.dir.join(MAPPING_FILE))?;
@@ -1034,19 +1047,8 @@ impl StoreIndex {
             return Ok(kind);
         }
         let parents = self.doc_query(searcher, clause)?;
-        let mut ids = Vec::new();
-        let mut store: Option<(tantivy::index::SegmentId, tantivy::store::StoreReader)> = None;
-        self.for_each_match(searcher, parents.as_ref(), &mut |segment, doc| {
-            if store.as_ref().is_none_or(|(id, _)| *id != segment.segment_id()) {
-                store = Some((segment.segment_id(), segment.get_store_reader(16).map_err(backend_err)?));
-            }
-            let reader = &store.as_ref().expect("store reader just opened").1;
-            let stored: TantivyDocument = reader.get(doc).map_err(backend_err)?;
-            let id = stored.get_first(self.fields.id).and_then(|v| v.as_str()).unwrap_or_default();
-            ids.push(Term::from_field_text(self.fields.parent, id));
-            Ok(true)
-        })?;
-        Ok(Box::new(BooleanQuery::intersection(vec![kind, Box::new(TermSetQuery::new(ids))])))
+        let facts = BlockJoin::facts_of(parents, self.fields.kind);
+        Ok(Box::new(BooleanQuery::intersection(vec![kind, Box::new(facts)])))
     }
 }
 

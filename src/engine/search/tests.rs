@@ -884,3 +884,59 @@ fn start_merges_merges_the_segments_an_ended_import_left() {
     }
     assert_eq!(matching_in(&fresh, "left", json!({"range": {"n": {"gte": 0}}})), 10);
 }
+
+#[test]
+fn documents_and_their_facts_stay_joined_across_segments_replacements_deletes_and_merges() {
+    let (_dir, backend) = store("blocks");
+    let index = vec!["blocks".to_string()];
+    let fact = |name: &str, value: String| json!({"fact": name, "str_val": value, "doc_path": "t", "spans": "[[0, 0]]"});
+    for i in 0..10 {
+        let docs = vec![
+            Doc {
+                id: Some(format!("d{i}")),
+                source: json!({"t": format!("doc {i}"), "texta_facts": [fact("PER", format!("p{i}")), fact("LOC", format!("l{i}"))]}),
+            },
+            Doc {
+                id: Some(format!("bare{i}")),
+                source: json!({"t": "no facts"}),
+            },
+        ];
+        backend.bulk_index("blocks", docs).unwrap(); // a commit (a segment) each
+    }
+    let replaced = Doc {
+        id: Some("d3".into()),
+        source: json!({"t": "doc 3 again", "texta_facts": [fact("PER", "new".into())]}),
+    };
+    backend.bulk_index("blocks", vec![replaced]).unwrap();
+    assert!(backend.delete_document("blocks", "d5").unwrap());
+    let check = |backend: &TantivyBackend| {
+        let owners = |value: &str| {
+            let query = json!({"nested": {"path": "texta_facts", "query": {"term": {"texta_facts.str_val": value}}}});
+            ids(&backend.search(&index, &json!({ "query": query })).unwrap())
+        };
+        assert_eq!(owners("p3"), Vec::<String>::new());
+        assert_eq!(owners("new"), ["d3"]);
+        assert_eq!(owners("p5"), Vec::<String>::new());
+        assert_eq!(owners("l7"), ["d7"]);
+        let all = json!({"size": 0, "aggs": {"f": {"nested": {"path": "texta_facts"}}}});
+        assert_eq!(backend.search(&index, &all).unwrap()["aggregations"]["f"]["doc_count"], json!(17));
+        let some = json!({"size": 0, "query": {"ids": {"values": ["d7", "d3", "bare1"]}},
+                          "aggs": {"f": {"nested": {"path": "texta_facts"}, "aggs": {"v": {"terms": {"field": "texta_facts.str_val", "order": {"_key": "asc"}}}}}}});
+        let aggs = backend.search(&index, &some).unwrap()["aggregations"].take();
+        let keys: Vec<&str> = aggs["f"]["v"]["buckets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["key"].as_str().unwrap())
+            .collect();
+        assert_eq!((aggs["f"]["doc_count"].clone(), keys), (json!(3), vec!["l7", "new", "p7"]));
+    };
+    check(&backend);
+    backend.merge_all("blocks");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while backend.segment_counts("blocks") != (1, 1) {
+        assert!(Instant::now() < deadline, "the merge is not seen");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    check(&backend);
+}
