@@ -4,9 +4,11 @@
 //! through JSON fields (`doc_views.rs`): `text` (strings analyzed, with positions) and `kw`
 //! (numbers, booleans, RFC 3339 dates, and strings of at most 256 characters kept whole, as
 //! Elasticsearch's `keyword` subfield with `ignore_above: 256`; fast, for ranges, sorting
-//! (`sort.rs`) and aggregations). Every `texta_facts` entry is also indexed as its own "fact document" (kind `f`, with
-//! `_parent`), which gives `nested` queries and fact aggregations Elasticsearch's semantics;
-//! fact fields are keywords (TEXTA's fact mapping), so fact documents have `kw` only.
+//! (`sort.rs`) and aggregations). Every `texta_facts` entry is also indexed as its own "fact
+//! document" (kind `f`), added right after its document in one group, which gives `nested`
+//! queries and fact aggregations Elasticsearch's semantics through block joins
+//! (`block_join.rs`); `_parent` (the document's id) serves deletes. Fact fields are keywords
+//! (TEXTA's fact mapping), so fact documents have `kw` only.
 //! Writes commit per call, so documents survive a crash once a call returns; a bulk load
 //! (dataset import) commits when its caller says and holds segment merges off until it ends.
 //! The reader is reloaded on the first search after a commit, and by tantivy shortly after
