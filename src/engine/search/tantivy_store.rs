@@ -15,7 +15,7 @@
 //! any other change on disk (a background merge).
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Instant;
@@ -25,9 +25,12 @@ use tantivy::aggregation::agg_req::Aggregations;
 use tantivy::aggregation::intermediate_agg_result::IntermediateAggregationResults;
 use tantivy::aggregation::{AggContextParams, AggregationCollector, AggregationLimitsGuard, DistributedAggregationCollector};
 use tantivy::collector::{Count, TopDocs};
+use tantivy::fastfield::AliveBitSet;
+use tantivy::index::SegmentComponent;
 use tantivy::indexer::{LogMergePolicy, MergePolicy, NoMergePolicy, UserOperation};
 use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, JsonObjectOptions, Schema, TextFieldIndexing, Value as _, STORED, STRING};
+use tantivy::store::StoreReader;
 use tantivy::tokenizer::{LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer};
 use tantivy::{
     DocAddress, DocId, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, Term, TERMINATED,
@@ -47,9 +50,12 @@ use super::{aggs, sort};
 const TEXT_TOKENIZER: &str = "ta_text";
 const MAPPING_FILE: &str = "ta_fields.json";
 const WRITER_MEMORY: usize = 128 << 20;
-/// Names the on-disk format of an index (term dictionaries are sstables); an index without
-/// this marker, or with another one, was written by an earlier ta and is refused, not misread.
+/// Names the on-disk format of an index (sstable term dictionaries, fact documents in blocks);
+/// an index without this marker, or with another one, was written by an earlier ta and is
+/// upgraded when first opened.
 const FORMAT_FILE: &str = "ta_format";
+/// Prefix of the directory holding an index's old files while it is upgraded.
+const UPGRADE_PREFIX: &str = ".upgrading-";
 const FORMAT: &str = "tantivy-0.27-sstable-blocks\n";
 
 /// The embedded backend; cheap to share behind an `Arc`.
@@ -121,18 +127,80 @@ impl TantivyBackend {
             return Ok(found.clone());
         }
         let dir = self.index_dir(name)?;
-        if !dir.join("meta.json").exists() {
+        if !dir.join("meta.json").exists() && !self.upgrade_dir(name).exists() {
             return Err(SearchError::IndexNotFound(name.to_string()));
         }
-        if std::fs::read_to_string(dir.join(FORMAT_FILE)).ok().as_deref() != Some(FORMAT) {
-            return Err(SearchError::Backend(format!(
-                "index [{name}] was written by an earlier version of ta in a format this one cannot read; delete it and import it again"
-            )));
+        if std::fs::read_to_string(dir.join(FORMAT_FILE)).ok().as_deref() != Some(FORMAT) || self.upgrade_dir(name).exists() {
+            self.upgrade(name, &dir).map_err(|e| {
+                SearchError::Backend(format!(
+                    "index [{name}] is in an earlier ta's format and could not be upgraded: {e}"
+                ))
+            })?;
         }
         let index = Index::open_in_dir(&dir).map_err(backend_err)?;
         let handle = Arc::new(StoreIndex::new(name, dir, index)?);
         open.insert(name.to_string(), handle.clone());
         Ok(handle)
+    }
+
+    /// Where an index's files wait while `upgrade` rewrites it.
+    fn upgrade_dir(&self, name: &str) -> PathBuf {
+        self.root.join(format!("{UPGRADE_PREFIX}{name}"))
+    }
+
+    /// Rewrites an index written by an earlier ta in this one's format: every stored document
+    /// is read back from the old segments' document stores (which need no term dictionary)
+    /// and indexed anew with its facts. The old files wait aside until the new index is
+    /// committed and marked, so an upgrade cut short starts again from them; nothing is lost.
+    fn upgrade(&self, name: &str, dir: &Path) -> Result<()> {
+        let old_dir = self.upgrade_dir(name);
+        if old_dir.exists() {
+            if dir.exists() {
+                std::fs::remove_dir_all(dir).map_err(backend_err)?;
+            }
+        } else {
+            std::fs::rename(dir, &old_dir).map_err(backend_err)?;
+        }
+        std::fs::create_dir_all(dir).map_err(backend_err)?;
+        let index = Index::create_in_dir(dir, build_schema()).map_err(backend_err)?;
+        let fresh = StoreIndex::new(name, dir.to_path_buf(), index)?;
+        let old = Index::open_in_dir(&old_dir).map_err(backend_err)?;
+        let field = |name: &str| old.schema().get_field(name).map_err(backend_err);
+        let (id_field, source_field) = (field("_id")?, field("_source")?);
+        fresh.with_writer(|writer| {
+            for segment in old.searchable_segments().map_err(backend_err)? {
+                let store = StoreReader::open(segment.open_read(SegmentComponent::Store).map_err(backend_err)?, 4).map_err(backend_err)?;
+                let alive = match segment.meta().has_deletes() {
+                    true => {
+                        let bytes = segment.open_read(SegmentComponent::Delete).map_err(backend_err)?;
+                        Some(AliveBitSet::open(bytes.read_bytes().map_err(backend_err)?))
+                    }
+                    false => None,
+                };
+                let mut batch = Vec::new();
+                for doc in store.iter::<TantivyDocument>(alive.as_ref()) {
+                    let doc = doc.map_err(backend_err)?;
+                    let id = doc.get_first(id_field).and_then(|v| v.as_str());
+                    let bytes = doc.get_first(source_field).and_then(|v| v.as_bytes());
+                    // fact documents store nothing: they are rebuilt from their document
+                    let (Some(id), Some(bytes)) = (id, bytes) else { continue };
+                    let source: Map<String, Value> = serde_json::from_slice(bytes).map_err(backend_err)?;
+                    batch.push(Pending {
+                        id: id.to_string(),
+                        source,
+                        replace: false,
+                    });
+                    if batch.len() >= 1000 {
+                        fresh.add(writer, std::mem::take(&mut batch))?;
+                    }
+                }
+                fresh.add(writer, batch)?;
+            }
+            fresh.commit(writer)
+        })?;
+        drop(fresh); // the writer and its lock go with it
+        std::fs::write(dir.join(FORMAT_FILE), FORMAT).map_err(backend_err)?;
+        std::fs::remove_dir_all(&old_dir).map_err(backend_err)
     }
 
     /// Segments of an index: committed on disk, and read by searches.
@@ -751,15 +819,18 @@ impl SearchBackend for TantivyBackend {
         for entry in std::fs::read_dir(&self.root).map_err(backend_err)? {
             let entry = entry.map_err(backend_err)?;
             if entry.path().join("meta.json").exists() {
-                names.extend(entry.file_name().to_str().map(str::to_string));
+                let name = entry.file_name().to_str().map(str::to_string);
+                // an index whose upgrade was cut short goes by its own name
+                names.extend(name.map(|n| n.strip_prefix(UPGRADE_PREFIX).map(str::to_string).unwrap_or(n)));
             }
         }
         names.sort();
+        names.dedup();
         Ok(names)
     }
 
     fn index_exists(&self, name: &str) -> Result<bool> {
-        Ok(self.index_dir(name)?.join("meta.json").exists())
+        Ok(self.index_dir(name)?.join("meta.json").exists() || self.upgrade_dir(name).exists())
     }
 
     fn create_index(&self, name: &str) -> Result<()> {
@@ -783,10 +854,17 @@ impl SearchBackend for TantivyBackend {
                 writer.wait_merging_threads().map_err(backend_err)?;
             }
         }
-        if !dir.join("meta.json").exists() {
+        let old_files = self.upgrade_dir(name);
+        if !dir.join("meta.json").exists() && !old_files.exists() {
             return Err(SearchError::IndexNotFound(name.to_string()));
         }
-        std::fs::remove_dir_all(&dir).map_err(backend_err)
+        if old_files.exists() {
+            std::fs::remove_dir_all(&old_files).map_err(backend_err)?;
+        }
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(backend_err)?;
+        }
+        Ok(())
     }
 
     fn bulk_index(&self, index: &str, docs: Vec<Doc>) -> Result<BulkResult> {

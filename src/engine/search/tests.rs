@@ -617,19 +617,35 @@ fn documents_survive_without_close() {
 }
 
 #[test]
-fn an_index_in_an_older_format_is_refused_with_advice_and_can_be_deleted() {
+fn an_index_in_an_older_format_is_upgraded_in_place_with_its_facts() {
     let dir = TempDir::new("format");
-    TantivyBackend::open(&dir.0).unwrap().bulk_index("old", corpus()).unwrap();
+    let before = TantivyBackend::open(&dir.0).unwrap();
+    before.bulk_index("old", corpus()).unwrap();
+    assert!(before.delete_document("old", "d4").unwrap()); // a deletion the upgrade must keep
+    drop(before);
     std::fs::remove_file(dir.0.join("old").join("ta_format")).unwrap();
-    let fresh = TantivyBackend::open(&dir.0).unwrap();
-    let err = fresh.count(&["old".into()], &json!({})).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "search backend failure: index [old] was written by an earlier version of ta in a format this one cannot read; \
-         delete it and import it again"
-    );
-    fresh.delete_index("old").unwrap();
-    assert_eq!(fresh.list_indices().unwrap(), Vec::<String>::new());
+    let check = |backend: &TantivyBackend| {
+        assert_eq!(backend.list_indices().unwrap(), ["old"]);
+        assert_eq!(backend.count(&["old".into()], &json!({})).unwrap(), 3);
+        assert_eq!(backend.get_document("old", "d1").unwrap().unwrap().source, corpus()[0].source);
+        let nested = json!({"query": {"nested": {"path": "texta_facts", "query": {"term": {"texta_facts.str_val": "Mari Tamm"}}}}});
+        let mut owners = ids(&backend.search(&["old".into()], &nested).unwrap());
+        owners.sort();
+        assert_eq!(owners, ["d1", "d2"]);
+        assert!(!dir.0.join(".upgrading-old").exists());
+    };
+    let upgraded = TantivyBackend::open(&dir.0).unwrap();
+    check(&upgraded);
+    drop(upgraded);
+    // an upgrade cut short (old files aside, the new index partial) starts again from the old files
+    std::fs::remove_file(dir.0.join("old").join("ta_format")).unwrap();
+    std::fs::rename(dir.0.join("old"), dir.0.join(".upgrading-old")).unwrap();
+    std::fs::create_dir_all(dir.0.join("old")).unwrap();
+    let resumed = TantivyBackend::open(&dir.0).unwrap();
+    assert!(resumed.index_exists("old").unwrap());
+    check(&resumed);
+    resumed.delete_index("old").unwrap();
+    assert_eq!(resumed.list_indices().unwrap(), Vec::<String>::new());
 }
 
 #[test]
