@@ -24,6 +24,7 @@ use super::backend::{Result, SearchError};
 use super::date_math;
 use super::mapping::{FieldTypes, FACTS_FIELD};
 use super::sort::fast_column;
+use crate::engine::clock::es_date;
 
 /// Most buckets a calendar date histogram may have (Elasticsearch's `search.max_buckets`).
 const MAX_CALENDAR_BUCKETS: usize = 65_536;
@@ -337,23 +338,6 @@ fn nanos(at: OffsetDateTime) -> i64 {
 
 fn from_nanos(value: f64) -> Option<OffsetDateTime> {
     OffsetDateTime::from_unix_timestamp_nanos(value as i128).ok()
-}
-
-/// Elasticsearch's rendering of a date (its default `strict_date_optional_time`, UTC).
-fn es_date(millis: i64) -> String {
-    match OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000) {
-        Ok(at) => format!(
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-            at.year(),
-            u8::from(at.month()),
-            at.day(),
-            at.hour(),
-            at.minute(),
-            at.second(),
-            at.millisecond()
-        ),
-        Err(_) => millis.to_string(),
-    }
 }
 
 /// The request with its fields mapped, checked against every index's mapping.

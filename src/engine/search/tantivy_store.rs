@@ -121,9 +121,9 @@ impl TantivyBackend {
         if let Some(found) = self.indices.read().unwrap_or_else(|p| p.into_inner()).get(name) {
             return Ok(found.clone());
         }
+        // index creation, deletion and upgrades wait for this; searches of open indices do not
         let _guard = lock(&self.lifecycle);
-        let mut open = self.indices.write().unwrap_or_else(|p| p.into_inner());
-        if let Some(found) = open.get(name) {
+        if let Some(found) = self.indices.read().unwrap_or_else(|p| p.into_inner()).get(name) {
             return Ok(found.clone());
         }
         let dir = self.index_dir(name)?;
@@ -139,6 +139,7 @@ impl TantivyBackend {
         }
         let index = Index::open_in_dir(&dir).map_err(backend_err)?;
         let handle = Arc::new(StoreIndex::new(name, dir, index)?);
+        let mut open = self.indices.write().unwrap_or_else(|p| p.into_inner());
         open.insert(name.to_string(), handle.clone());
         Ok(handle)
     }
