@@ -545,7 +545,7 @@ mod tests {
     #[test]
     fn fields_map_to_fast_columns_and_text_fields_are_refused() {
         let mut types = FieldTypes::default();
-        types.observe(&json!({"title": "x", "n": 1}));
+        types.observe(&sonic_rs::json!({"title": "x", "n": 1}));
         let request = json!({"by_label": {"terms": {"field": "label.keyword"}, "aggs": {"mean": {"avg": {"field": "n"}}}}});
         assert_eq!(
             map_fields(&request, std::slice::from_ref(&types)).unwrap(),

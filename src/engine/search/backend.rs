@@ -5,6 +5,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::source::Source;
+
 /// A document to index: `id` is generated (20 URL-safe characters, like Elasticsearch) when
 /// absent; `source` is the JSON object stored and returned as `_source`.
 #[derive(Debug, Clone, PartialEq)]
@@ -162,8 +164,8 @@ pub trait SearchBackend: Send + Sync {
 /// a store may defer housekeeping (the embedded store's segment merges) until the loader is
 /// dropped. Other writers can use the index meanwhile.
 pub trait BulkLoader {
-    /// Adds documents (ids generated when absent); per-document outcomes as `bulk_index`.
-    fn add(&mut self, docs: Vec<Doc>) -> Result<BulkResult>;
+    /// Adds documents under generated ids; per-document outcomes as `bulk_index`.
+    fn add(&mut self, sources: Vec<Source>) -> Result<BulkResult>;
     /// Makes everything added so far durable.
     fn commit(&mut self) -> Result<()>;
 }

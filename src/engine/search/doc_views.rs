@@ -1,13 +1,20 @@
-//! The two indexed views of a document's JSON, read lazily from the parsed value (no copy):
-//! `TextView` feeds the analyzed `text` field with the string values that are not RFC 3339
-//! dates; `KeywordView` feeds the `kw` field with every typed value (numbers, booleans,
+//! The two indexed views of a document, read lazily from its parsed tree (no copy):
+//! `Kind::Text` feeds the analyzed `text` field with the string values that are not RFC 3339
+//! dates; `Kind::Keyword` feeds the `kw` field with every typed value (numbers, booleans,
 //! dates) and the strings of at most `KEYWORD_IGNORE_ABOVE` characters kept whole, as
 //! Elasticsearch's `keyword` subfield with `ignore_above: 256`. Everything left out of a view
-//! reads as null there, which tantivy skips.
+//! reads as null there, which tantivy skips. A document's top-level `texta_facts` are left
+//! out of its views: each fact is indexed in a fact document of its own (`fact_view`).
 
-use serde_json::Value;
+use sonic_rs::value::object::Iter as EntryIter;
+use sonic_rs::{JsonNumberTrait, Value, ValueRef};
 use tantivy::schema::document::{ReferenceValue, ReferenceValueLeaf};
 use tantivy::schema::Value as TantivyValue;
+use tantivy::DateTime;
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
+use super::mapping::FACTS_FIELD;
 
 /// Longest string (in characters) kept in the keyword view.
 pub const KEYWORD_IGNORE_ABOVE: usize = 256;
@@ -19,22 +26,44 @@ enum Kind {
     Keyword,
 }
 
+/// What a view shows.
+#[derive(Debug, Clone, Copy)]
+enum Node<'a> {
+    /// A value as it is.
+    Value(&'a Value),
+    /// A document: an object without its top-level facts.
+    Document(&'a Value),
+    /// A fact, as the object `{"texta_facts": fact}`.
+    Fact(&'a Value),
+}
+
 /// A view of one JSON value for one of the two indexed fields.
 #[derive(Debug, Clone, Copy)]
 pub struct View<'a> {
-    value: &'a Value,
+    node: Node<'a>,
     kind: Kind,
 }
 
-/// The view of `value` for the analyzed `text` field.
-pub fn text_view(value: &Value) -> View<'_> {
-    View { value, kind: Kind::Text }
+/// The view of a document for the analyzed `text` field.
+pub fn text_view(doc: &Value) -> View<'_> {
+    View {
+        node: Node::Document(doc),
+        kind: Kind::Text,
+    }
 }
 
-/// The view of `value` for the keyword field `kw`.
-pub fn keyword_view(value: &Value) -> View<'_> {
+/// The view of a document for the keyword field `kw`.
+pub fn keyword_view(doc: &Value) -> View<'_> {
     View {
-        value,
+        node: Node::Document(doc),
+        kind: Kind::Keyword,
+    }
+}
+
+/// The keyword view of a fact document: the fact under `texta_facts`.
+pub fn fact_view(fact: &Value) -> View<'_> {
+    View {
+        node: Node::Fact(fact),
         kind: Kind::Keyword,
     }
 }
@@ -44,13 +73,26 @@ impl<'a> TantivyValue<'a> for View<'a> {
     type ObjectIter = ObjectView<'a>;
 
     fn as_value(&self) -> ReferenceValue<'a, Self> {
-        match self.value {
-            Value::Array(items) => ReferenceValue::Array(ArrayView {
+        let (value, skip_facts) = match self.node {
+            Node::Fact(fact) => {
+                return ReferenceValue::Object(ObjectView {
+                    entries: Entries::Fact(Some(fact)),
+                    kind: self.kind,
+                })
+            }
+            Node::Document(doc) => (doc, true),
+            Node::Value(value) => (value, false),
+        };
+        match value.as_ref() {
+            ValueRef::Array(items) => ReferenceValue::Array(ArrayView {
                 items: items.iter(),
                 kind: self.kind,
             }),
-            Value::Object(map) => ReferenceValue::Object(ObjectView {
-                entries: map.iter(),
+            ValueRef::Object(object) => ReferenceValue::Object(ObjectView {
+                entries: Entries::Object {
+                    iter: object.iter(),
+                    skip_facts,
+                },
                 kind: self.kind,
             }),
             leaf => ReferenceValue::Leaf(self.leaf(leaf)),
@@ -59,12 +101,22 @@ impl<'a> TantivyValue<'a> for View<'a> {
 }
 
 impl<'a> View<'a> {
-    /// The leaf as tantivy reads serde values (strings that are RFC 3339 dates become
-    /// dates), then filtered for this view.
-    fn leaf(&self, value: &'a Value) -> ReferenceValueLeaf<'a> {
-        let leaf = match (&value).as_value() {
-            ReferenceValue::Leaf(leaf) => leaf,
-            _ => return ReferenceValueLeaf::Null,
+    /// The leaf as tantivy reads JSON values (numbers as i64, else u64, else f64; strings
+    /// starting with a digit that parse as RFC 3339 become dates), then filtered for this view.
+    fn leaf(&self, value: ValueRef<'a>) -> ReferenceValueLeaf<'a> {
+        let leaf = match value {
+            ValueRef::Bool(b) => ReferenceValueLeaf::Bool(b),
+            ValueRef::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+                (Some(i), _, _) => ReferenceValueLeaf::I64(i),
+                (None, Some(u), _) => ReferenceValueLeaf::U64(u),
+                (None, None, Some(f)) => ReferenceValueLeaf::F64(f),
+                _ => ReferenceValueLeaf::Null,
+            },
+            ValueRef::String(s) => match rfc3339_date(s) {
+                Some(date) => ReferenceValueLeaf::Date(date),
+                None => ReferenceValueLeaf::Str(s),
+            },
+            _ => ReferenceValueLeaf::Null,
         };
         let keep = match (&leaf, self.kind) {
             (ReferenceValueLeaf::Str(_), Kind::Text) => true,
@@ -80,8 +132,17 @@ impl<'a> View<'a> {
     }
 }
 
+/// A string that is an RFC 3339 date-time, as a UTC date.
+fn rfc3339_date(s: &str) -> Option<DateTime> {
+    if !s.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    let parsed = OffsetDateTime::parse(s, &Rfc3339).ok()?;
+    DateTime::try_from_utc(parsed.to_offset(time::UtcOffset::UTC))
+}
+
 /// The elements of an array, in the same view.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ArrayView<'a> {
     items: std::slice::Iter<'a, Value>,
     kind: Kind,
@@ -91,24 +152,36 @@ impl<'a> Iterator for ArrayView<'a> {
     type Item = View<'a>;
 
     fn next(&mut self) -> Option<View<'a>> {
-        self.items.next().map(|value| View { value, kind: self.kind })
+        self.items.next().map(|value| View {
+            node: Node::Value(value),
+            kind: self.kind,
+        })
     }
 }
 
 /// The entries of an object, in the same view.
-#[derive(Debug, Clone)]
 pub struct ObjectView<'a> {
-    entries: serde_json::map::Iter<'a>,
+    entries: Entries<'a>,
     kind: Kind,
+}
+
+enum Entries<'a> {
+    /// An object's entries, without `texta_facts` when `skip_facts` is set.
+    Object { iter: EntryIter<'a>, skip_facts: bool },
+    /// The one entry `texta_facts: fact`, until taken.
+    Fact(Option<&'a Value>),
 }
 
 impl<'a> Iterator for ObjectView<'a> {
     type Item = (&'a str, View<'a>);
 
     fn next(&mut self) -> Option<(&'a str, View<'a>)> {
-        self.entries
-            .next()
-            .map(|(key, value)| (key.as_str(), View { value, kind: self.kind }))
+        let (key, value) = match &mut self.entries {
+            Entries::Object { iter, skip_facts } => iter.find(|(key, _)| !(*skip_facts && *key == FACTS_FIELD))?,
+            Entries::Fact(fact) => (FACTS_FIELD, fact.take()?),
+        };
+        let node = Node::Value(value);
+        Some((key, View { node, kind: self.kind }))
     }
 }
 
@@ -117,40 +190,56 @@ mod tests {
     use serde_json::json;
     use tantivy::schema::OwnedValue;
 
+    use sonic_rs::JsonContainerTrait;
+
     use super::*;
 
-    /// A view materialized as tantivy's owned value, nulls included.
-    fn owned(view: View<'_>) -> OwnedValue {
-        OwnedValue::from(view.as_value())
+    fn tree(value: serde_json::Value) -> Value {
+        sonic_rs::from_str(&value.to_string()).unwrap()
+    }
+
+    /// A view materialized as tantivy's owned value, nulls included, as JSON.
+    fn owned(view: View<'_>) -> serde_json::Value {
+        serde_json::to_value(OwnedValue::from(view.as_value())).unwrap()
     }
 
     #[test]
     fn views_split_a_document_by_value_type() {
         let long = "x".repeat(257);
-        let doc = json!({"t": "Tere", "n": 5, "f": 1.5, "b": true, "d": "2020-01-05T10:00:00Z", "a": ["x", 2, {"long": long}]});
-        let text = serde_json::to_value(owned(text_view(&doc))).unwrap();
+        let doc = tree(json!({"t": "Tere", "n": 5, "f": 1.5, "b": true, "d": "2020-01-05T10:00:00Z", "a": ["x", 2, {"long": long}]}));
         assert_eq!(
-            text,
+            owned(text_view(&doc)),
             json!({"t": "Tere", "n": null, "f": null, "b": null, "d": null, "a": ["x", null, {"long": long}]})
         );
-        let kw = serde_json::to_value(owned(keyword_view(&doc))).unwrap();
         assert_eq!(
-            kw,
+            owned(keyword_view(&doc)),
             json!({"t": "Tere", "n": 5, "f": 1.5, "b": true, "d": "2020-01-05T10:00:00Z", "a": ["x", 2, {"long": null}]})
         );
     }
 
     #[test]
+    fn numbers_read_as_tantivy_reads_json() {
+        let doc = tree(json!({"i": -3, "u": u64::MAX, "f": 2.0}));
+        let view = keyword_view(&doc);
+        let leaves: Vec<_> = doc.as_object().unwrap().iter().map(|(_, v)| view.leaf(v.as_ref())).collect();
+        assert!(
+            matches!(leaves[..], [ReferenceValueLeaf::I64(-3), ReferenceValueLeaf::U64(u64::MAX), ReferenceValueLeaf::F64(f)] if f == 2.0)
+        );
+    }
+
+    #[test]
+    fn facts_are_left_to_fact_documents() {
+        let doc = tree(json!({"t": "x", "texta_facts": [{"fact": "PER", "str_val": "Mari"}], "m": {"texta_facts": "kept"}}));
+        assert_eq!(owned(keyword_view(&doc)), json!({"t": "x", "m": {"texta_facts": "kept"}}));
+        let fact = tree(json!({"fact": "PER", "str_val": "Mari"}));
+        assert_eq!(owned(fact_view(&fact)), json!({"texta_facts": {"fact": "PER", "str_val": "Mari"}}));
+    }
+
+    #[test]
     fn the_keyword_limit_counts_characters_not_bytes() {
-        let fits = Value::from("õ".repeat(256));
-        assert!(matches!(
-            keyword_view(&fits).as_value(),
-            ReferenceValue::Leaf(ReferenceValueLeaf::Str(_))
-        ));
-        let over = Value::from("õ".repeat(257));
-        assert!(matches!(
-            keyword_view(&over).as_value(),
-            ReferenceValue::Leaf(ReferenceValueLeaf::Null)
-        ));
+        let null = Value::new_null();
+        let view = keyword_view(&null);
+        assert!(matches!(view.leaf(ValueRef::String(&"õ".repeat(256))), ReferenceValueLeaf::Str(_)));
+        assert!(matches!(view.leaf(ValueRef::String(&"õ".repeat(257))), ReferenceValueLeaf::Null));
     }
 }

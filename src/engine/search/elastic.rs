@@ -21,6 +21,7 @@ use super::backend::{
     SearchBackend, SearchError,
 };
 use super::mapping::FACTS_FIELD;
+use super::source::Source;
 
 /// How long a scroll context lives between two batches.
 const SCROLL_KEEP_ALIVE: &str = "2m";
@@ -122,9 +123,9 @@ impl ElasticBackend {
         self.call(Method::POST, self.url(&[&target, endpoint], query), Body::Json(body))
     }
 
-    /// `POST /{index}/_bulk` (with `refresh=wait_for` when `wait` is set) with `(action line,
-    /// source line)` pairs; returns each item's id or error, in order.
-    fn bulk(&self, index: &str, action: &str, lines: Vec<(String, Value)>, wait: bool) -> Result<BulkResult> {
+    /// `POST /{index}/_bulk` (with `refresh=wait_for` when `wait` is set) of `(id, JSON body
+    /// line)` pairs under `action`; returns each item's id or error, in order.
+    fn bulk(&self, index: &str, action: &str, lines: Vec<(String, String)>, wait: bool) -> Result<BulkResult> {
         if lines.is_empty() {
             return Ok(Vec::new());
         }
@@ -132,7 +133,7 @@ impl ElasticBackend {
         for (id, source) in &lines {
             ndjson.push_str(&json!({ action: {"_id": id} }).to_string());
             ndjson.push('\n');
-            ndjson.push_str(&source.to_string());
+            ndjson.push_str(source);
             ndjson.push('\n');
         }
         let query: &[(&str, &str)] = if wait { &[("refresh", "wait_for")] } else { &[] };
@@ -153,9 +154,9 @@ impl ElasticBackend {
             .collect())
     }
 
-    /// Indexes documents into an existing index (ids generated when absent); `wait` as for
-    /// [`Self::bulk`].
-    fn index_docs(&self, index: &str, docs: Vec<Doc>, wait: bool) -> Result<BulkResult> {
+    /// Indexes documents into an existing index (ids generated when absent), searchable once
+    /// this returns.
+    fn index_docs(&self, index: &str, docs: Vec<Doc>) -> Result<BulkResult> {
         let mut results = Vec::with_capacity(docs.len());
         let mut lines = Vec::with_capacity(docs.len());
         let mut slots = Vec::with_capacity(docs.len());
@@ -164,12 +165,12 @@ impl ElasticBackend {
             if doc.source.is_object() {
                 slots.push(results.len());
                 results.push(Ok(String::new()));
-                lines.push((id, doc.source));
+                lines.push((id, doc.source.to_string()));
             } else {
                 results.push(Err(format!("document [{id}] is not a JSON object: {}", doc.source)));
             }
         }
-        for (slot, outcome) in slots.into_iter().zip(self.bulk(index, "index", lines, wait)?) {
+        for (slot, outcome) in slots.into_iter().zip(self.bulk(index, "index", lines, true)?) {
             results[slot] = outcome;
         }
         Ok(results)
@@ -360,7 +361,7 @@ impl SearchBackend for ElasticBackend {
 
     fn bulk_index(&self, index: &str, docs: Vec<Doc>) -> Result<BulkResult> {
         self.create_index(index)?;
-        self.index_docs(index, docs, true)
+        self.index_docs(index, docs)
     }
 
     fn bulk_loader<'a>(&'a self, index: &str) -> Result<Box<dyn BulkLoader + 'a>> {
@@ -373,7 +374,10 @@ impl SearchBackend for ElasticBackend {
 
     fn bulk_update(&self, index: &str, updates: Vec<(String, Map<String, Value>)>) -> Result<BulkResult> {
         Self::check_name(index)?;
-        let lines = updates.into_iter().map(|(id, partial)| (id, json!({"doc": partial}))).collect();
+        let lines = updates
+            .into_iter()
+            .map(|(id, partial)| (id, json!({"doc": partial}).to_string()))
+            .collect();
         self.bulk(index, "update", lines, true)
     }
 
@@ -547,8 +551,12 @@ struct ElasticLoader<'a> {
 }
 
 impl BulkLoader for ElasticLoader<'_> {
-    fn add(&mut self, docs: Vec<Doc>) -> Result<BulkResult> {
-        self.backend.index_docs(&self.index, docs, false)
+    fn add(&mut self, sources: Vec<Source>) -> Result<BulkResult> {
+        let lines = sources
+            .into_iter()
+            .map(|source| Ok((generate_id(), String::from_utf8(source.into_bytes()).map_err(backend_err)?)))
+            .collect::<Result<_>>()?;
+        self.backend.bulk(&self.index, "index", lines, false)
     }
 
     fn commit(&mut self) -> Result<()> {

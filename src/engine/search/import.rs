@@ -17,7 +17,8 @@ use std::sync::{mpsc, Arc};
 use calamine::{open_workbook_auto, Data, Reader};
 use serde_json::{Map, Value};
 
-use super::backend::{BulkLoader, Doc, Result, SearchBackend, SearchError};
+use super::backend::{BulkLoader, Result, SearchBackend, SearchError};
+use super::source::Source;
 
 /// File format, chosen by file-name extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +43,7 @@ impl FileKind {
 }
 
 /// One row: a document, or why the row could not be read (with its 1-based line/row number).
-pub type Row = std::result::Result<Map<String, Value>, String>;
+pub type Row = std::result::Result<Source, String>;
 type Rows = Box<dyn Iterator<Item = Row> + Send>;
 
 /// Progress of a running import. `bytes_read`/`total_bytes` give the share of the file done
@@ -137,18 +138,10 @@ fn json_lines(mut reader: impl BufRead + Send + 'static) -> impl Iterator<Item =
         match reader.read_until(b'\n', &mut line) {
             Ok(0) => return None,
             Ok(_) if line.trim_ascii().is_empty() => continue,
-            Ok(_) => return Some(parse_json_object(&line, number)),
+            Ok(_) => return Some(Source::parse(line.trim_ascii_end().to_vec()).map_err(|e| format!("line {number}: {e}"))),
             Err(e) => return Some(Err(format!("line {number}: {e}"))).filter(|_| !line.is_empty()),
         }
     })
-}
-
-fn parse_json_object(line: &[u8], number: u64) -> Row {
-    match serde_json::from_slice::<Value>(line) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(format!("line {number}: not a JSON object")),
-        Err(e) => Err(format!("line {number}: {e}")),
-    }
 }
 
 /// Header row = field names; every value stays a string.
@@ -162,11 +155,12 @@ fn csv_rows(reader: impl Read + Send + 'static, separator: u8) -> Result<Rows> {
         .collect();
     let rows = csv.into_records().enumerate().map(move |(i, record)| {
         let record = record.map_err(|e| format!("row {}: {e}", i + 2))?;
-        Ok(headers
+        let map: Map<String, Value> = headers
             .iter()
             .zip(record.iter())
             .map(|(h, v)| (h.clone(), Value::from(v)))
-            .collect())
+            .collect();
+        Ok(Source::from_map(&map))
     });
     Ok(Box::new(rows))
 }
@@ -183,11 +177,12 @@ fn excel_rows(path: &Path) -> Result<Rows> {
     let headers: Vec<String> = rows.next().map(|r| r.iter().map(|c| c.to_string()).collect()).unwrap_or_default();
     let docs: Vec<Row> = rows
         .map(|cells| {
-            Ok(headers
+            let map: Map<String, Value> = headers
                 .iter()
                 .zip(cells)
                 .filter_map(|(h, cell)| cell_value(cell).map(|v| (h.clone(), v)))
-                .collect())
+                .collect();
+            Ok(Source::from_map(&map))
         })
         .collect();
     Ok(Box::new(docs.into_iter()))
@@ -252,10 +247,7 @@ pub fn import_file(
             for row in chunk {
                 stats.num_documents += 1;
                 match row {
-                    Ok(source) => docs.push(Doc {
-                        id: None,
-                        source: Value::Object(source),
-                    }),
+                    Ok(source) => docs.push(source),
                     Err(message) => record_error(&mut stats.errors, &mut row_errors, message),
                 }
             }

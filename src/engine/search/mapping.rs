@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use rustc_hash::FxHashSet;
-use serde_json::Value;
+use sonic_rs::{JsonContainerTrait, JsonNumberTrait, Value, ValueRef};
 
 use super::backend::{FieldInfo, SearchError};
 
@@ -56,12 +56,12 @@ impl FieldTypes {
 
     /// Adds the paths of a document's source; returns whether anything new was seen.
     pub fn observe(&mut self, source: &Value) -> bool {
-        let Value::Object(map) = source else {
+        let Some(map) = source.as_object() else {
             return false;
         };
         let mut changed = false;
         let mut path = String::new();
-        for (key, value) in map {
+        for (key, value) in map.iter() {
             path.clear();
             path.push_str(key);
             changed |= if key == FACTS_FIELD {
@@ -99,12 +99,12 @@ impl FieldTypes {
 
     /// Records the leaves under `path` (segments joined by `SEP`; restored on return).
     fn observe_value(&mut self, path: &mut String, value: &Value) -> bool {
-        match value {
-            Value::Null => false,
-            Value::Array(items) => items.iter().fold(false, |changed, item| self.observe_value(path, item) | changed),
-            Value::Object(map) => {
+        match value.as_ref() {
+            ValueRef::Null => false,
+            ValueRef::Array(items) => items.iter().fold(false, |changed, item| self.observe_value(path, item) | changed),
+            ValueRef::Object(map) => {
                 let mut changed = false;
-                for (key, child) in map {
+                for (key, child) in map.iter() {
                     let len = path.len();
                     path.push(SEP);
                     path.push_str(key);
@@ -135,12 +135,12 @@ impl FieldTypes {
     }
 }
 
-fn leaf_type(value: &Value) -> &'static str {
+fn leaf_type(value: ValueRef<'_>) -> &'static str {
     match value {
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "long",
-        Value::Number(_) => "float",
-        Value::String(s) if looks_like_date(s) => "date",
+        ValueRef::Bool(_) => "boolean",
+        ValueRef::Number(n) if n.is_i64() || n.is_u64() => "long",
+        ValueRef::Number(_) => "float",
+        ValueRef::String(s) if looks_like_date(s) => "date",
         _ => "text",
     }
 }
@@ -167,7 +167,7 @@ pub fn looks_like_date(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use sonic_rs::json;
 
     #[test]
     fn infers_types_and_flattens() {

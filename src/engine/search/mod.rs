@@ -17,7 +17,9 @@ pub mod import;
 pub mod mapping;
 pub mod names;
 mod sort;
+pub mod source;
 pub mod tantivy_store;
+mod tokenizer;
 
 #[cfg(test)]
 mod tests;

@@ -265,7 +265,7 @@ mod tests {
 
     fn types() -> FieldTypes {
         let mut t = FieldTypes::default();
-        t.observe(&json!({"title": "x", "n": 1, "when": "2024-01-01"}));
+        t.observe(&sonic_rs::json!({"title": "x", "n": 1, "when": "2024-01-01"}));
         t
     }
 

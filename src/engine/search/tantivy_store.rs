@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Instant;
 
 use serde_json::{json, Map, Value};
+use sonic_rs::{JsonValueTrait, ValueRef};
 use tantivy::aggregation::agg_req::Aggregations;
 use tantivy::aggregation::intermediate_agg_result::IntermediateAggregationResults;
 use tantivy::aggregation::{AggContextParams, AggregationCollector, AggregationLimitsGuard, DistributedAggregationCollector};
@@ -31,7 +32,7 @@ use tantivy::indexer::{LogMergePolicy, MergePolicy, NoMergePolicy, UserOperation
 use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, JsonObjectOptions, Schema, TextFieldIndexing, Value as _, STORED, STRING};
 use tantivy::store::StoreReader;
-use tantivy::tokenizer::{LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer};
+use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{
     DocAddress, DocId, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, SegmentReader, TantivyDocument, Term, TERMINATED,
 };
@@ -41,10 +42,12 @@ use super::backend::{
     SearchBackend, SearchError,
 };
 use super::block_join::BlockJoin;
-use super::doc_views::{keyword_view, text_view};
+use super::doc_views::{fact_view, keyword_view, text_view};
 use super::dsl::{kind_query, DslContext, StoreFields, KIND_DOC, KIND_FACT};
 use super::highlight::Highlighter;
 use super::mapping::{FieldTypes, FACTS_FIELD};
+use super::source::Source;
+use super::tokenizer::TextTokenizer;
 use super::{aggs, sort};
 
 const TEXT_TOKENIZER: &str = "ta_text";
@@ -70,7 +73,7 @@ pub struct TantivyBackend {
 /// yet: their deletes are skipped, which spares the commit a term lookup per document.
 struct Pending {
     id: String,
-    source: Map<String, Value>,
+    source: Source,
     replace: bool,
 }
 
@@ -185,10 +188,9 @@ impl TantivyBackend {
                     let bytes = doc.get_first(source_field).and_then(|v| v.as_bytes());
                     // fact documents store nothing: they are rebuilt from their document
                     let (Some(id), Some(bytes)) = (id, bytes) else { continue };
-                    let source: Map<String, Value> = serde_json::from_slice(bytes).map_err(backend_err)?;
                     batch.push(Pending {
                         id: id.to_string(),
-                        source,
+                        source: Source::parse(bytes.to_vec()).map_err(backend_err)?,
                         replace: false,
                     });
                     if batch.len() >= 1000 {
@@ -255,10 +257,7 @@ fn build_schema() -> Schema {
 
 /// Analyzer of `text`: Unicode alphanumeric runs, lower-cased, tokens up to 255 bytes.
 pub(super) fn text_analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(SimpleTokenizer::default())
-        .filter(RemoveLongFilter::limit(256))
-        .filter(LowerCaser)
-        .build()
+    TextAnalyzer::from(TextTokenizer::default())
 }
 
 fn store_fields(schema: &Schema) -> Result<StoreFields> {
@@ -375,15 +374,14 @@ impl StoreIndex {
         let mut mapping = lock(&self.mapping);
         let mut changed = false;
         for Pending { id, source, replace } in docs {
-            let source = Value::Object(source);
-            changed |= mapping.observe(&source);
+            changed |= mapping.observe(source.tree());
             // one group: the document directly followed by its facts (`block_join.rs`)
             let mut group = Vec::new();
             if replace {
                 group.push(UserOperation::Delete(Term::from_field_text(self.fields.id, &id)));
                 group.push(UserOperation::Delete(Term::from_field_text(self.fields.parent, &id)));
             }
-            group.extend(self.tantivy_docs(&id, source).into_iter().map(UserOperation::Add));
+            group.extend(self.tantivy_docs(&id, &source).into_iter().map(UserOperation::Add));
             writer.run(group).map_err(backend_err)?;
         }
         if changed {
@@ -404,27 +402,26 @@ impl StoreIndex {
     }
 
     /// The document and its fact documents.
-    fn tantivy_docs(&self, id: &str, mut source: Value) -> Vec<TantivyDocument> {
+    fn tantivy_docs(&self, id: &str, source: &Source) -> Vec<TantivyDocument> {
         let f = self.fields;
         let mut doc = TantivyDocument::new();
         doc.add_text(f.id, id);
         doc.add_text(f.kind, KIND_DOC);
-        doc.add_bytes(f.source, &serde_json::to_vec(&source).unwrap_or_default());
-        let facts = source.as_object_mut().and_then(|o| o.shift_remove(FACTS_FIELD));
-        doc.add_field_value(f.text, text_view(&source));
-        doc.add_field_value(f.kw, keyword_view(&source));
+        doc.add_bytes(f.source, source.bytes());
+        let tree = source.tree();
+        doc.add_field_value(f.text, text_view(tree));
+        doc.add_field_value(f.kw, keyword_view(tree));
         let mut docs = vec![doc];
-        let facts = match facts {
-            Some(Value::Array(items)) => items,
-            Some(one @ Value::Object(_)) => vec![one],
+        let facts = match tree.get(FACTS_FIELD).map(sonic_rs::Value::as_ref) {
+            Some(ValueRef::Array(items)) => items.iter().collect(),
+            Some(ValueRef::Object(_)) => vec![&tree[FACTS_FIELD]],
             _ => Vec::new(),
         };
-        for fact in facts.into_iter().filter(Value::is_object) {
-            let wrapped = json!({ FACTS_FIELD: fact });
+        for fact in facts.into_iter().filter(|fact| fact.is_object()) {
             let mut child = TantivyDocument::new();
             child.add_text(f.kind, KIND_FACT);
             child.add_text(f.parent, id);
-            child.add_field_value(f.kw, keyword_view(&wrapped));
+            child.add_field_value(f.kw, fact_view(fact));
             docs.push(child);
         }
         docs
@@ -679,7 +676,11 @@ fn pending(docs: Vec<Doc>) -> (BulkResult, Vec<Pending>) {
         match doc.source {
             Value::Object(source) => {
                 results.push(Ok(id.clone()));
-                valid.push(Pending { id, source, replace });
+                valid.push(Pending {
+                    id,
+                    source: Source::from_map(&source),
+                    replace,
+                });
             }
             other => results.push(Err(format!("document [{id}] is not a JSON object: {other}"))),
         }
@@ -707,9 +708,21 @@ impl TantivyLoader {
 }
 
 impl BulkLoader for TantivyLoader {
-    fn add(&mut self, docs: Vec<Doc>) -> Result<BulkResult> {
-        let (results, valid) = pending(docs);
-        self.handle.with_writer(|writer| self.handle.add(writer, valid))?;
+    fn add(&mut self, sources: Vec<Source>) -> Result<BulkResult> {
+        let mut results = Vec::with_capacity(sources.len());
+        let docs = sources
+            .into_iter()
+            .map(|source| {
+                let id = generate_id();
+                results.push(Ok(id.clone()));
+                Pending {
+                    id,
+                    source,
+                    replace: false,
+                }
+            })
+            .collect();
+        self.handle.with_writer(|writer| self.handle.add(writer, docs))?;
         Ok(results)
     }
 
@@ -917,7 +930,10 @@ impl SearchBackend for TantivyBackend {
         }
         let docs = order
             .into_iter()
-            .filter_map(|id| pending.remove(&id).map(|source| Pending { id, source, replace: true }))
+            .filter_map(|id| {
+                let source = Source::from_map(&pending.remove(&id)?);
+                Some(Pending { id, source, replace: true })
+            })
             .collect();
         handle.write(docs)?;
         Ok(results)

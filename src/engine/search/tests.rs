@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
+use super::source::Source;
 use super::*;
 
 /// A directory removed when dropped.
@@ -704,6 +705,11 @@ fn imports_json_lines_counting_malformed_rows() {
     assert_eq!(matching_in(&backend, "imported", json!({"term": {"nested.a": true}})), 1);
 }
 
+/// A row read from a file, as JSON.
+fn row_value(row: import::Row) -> Value {
+    serde_json::from_slice(row.unwrap().bytes()).unwrap()
+}
+
 fn matching_in(backend: &TantivyBackend, index: &str, query: Value) -> u64 {
     backend.count(&[index.to_string()], &query).unwrap()
 }
@@ -718,10 +724,10 @@ fn imports_csv_with_separator_keeping_strings() {
     assert!(stats.errors[0].starts_with("row 4: "), "{:?}", stats.errors);
     let mut rows = read_rows(&path, FileKind::Csv, b';').unwrap();
     assert_eq!(
-        Value::Object(rows.next().unwrap().unwrap()),
+        row_value(rows.next().unwrap()),
         json!({"text": "Varas peeti kinni", "label": "politsei", "n": "1"})
     );
-    assert_eq!(rows.next().unwrap().unwrap()["text"], json!("Maja; põleng"));
+    assert_eq!(row_value(rows.next().unwrap())["text"], json!("Maja; põleng"));
     assert_eq!(matching_in(&backend, "csvidx", json!({"match": {"text": "põleng"}})), 1);
 }
 
@@ -729,10 +735,7 @@ fn imports_csv_with_separator_keeping_strings() {
 fn imports_the_first_excel_sheet() {
     let (_dir, backend) = store("xlsx");
     let path = fixture("search_import.xlsx");
-    let rows: Vec<Value> = read_rows(&path, FileKind::Excel, b',')
-        .unwrap()
-        .map(|r| Value::Object(r.unwrap()))
-        .collect();
+    let rows: Vec<Value> = read_rows(&path, FileKind::Excel, b',').unwrap().map(row_value).collect();
     assert_eq!(
         rows,
         vec![
@@ -871,10 +874,7 @@ fn start_merges_merges_the_segments_an_ended_import_left() {
     let mut loader = backend.bulk_loader("left").unwrap();
     for n in 0..10 {
         loader
-            .add(vec![Doc {
-                id: None,
-                source: json!({ "n": n }),
-            }])
+            .add(vec![Source::parse(json!({ "n": n }).to_string().into_bytes()).unwrap()])
             .unwrap();
         loader.commit().unwrap();
     }

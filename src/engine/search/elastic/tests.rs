@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Map, Value};
 
 use super::*;
+use crate::engine::search::source::Source;
 
 /// The replay server of one scenario; `finish` checks that it was played through.
 struct Mock {
@@ -331,11 +332,8 @@ fn bulk_loads_send_bulk_without_waiting_and_refresh_on_commit() {
     let mock = Mock::start("documents.json", "bulk_load");
     let backend = mock.backend();
     let mut loader = backend.bulk_loader("texts").unwrap();
-    let docs = ["esimene", "teine"].map(|t| Doc {
-        id: None,
-        source: json!({"text": t}),
-    });
-    let results = loader.add(docs.to_vec()).unwrap();
+    let docs = ["esimene", "teine"].map(|t| Source::parse(json!({"text": t}).to_string().into_bytes()).unwrap());
+    let results = loader.add(docs.into()).unwrap();
     assert!(results.iter().all(|r| r.is_ok()), "{results:?}");
     loader.commit().unwrap();
     drop(loader);
