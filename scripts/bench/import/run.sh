@@ -50,6 +50,9 @@ for mb in $SIZES_MB; do
   python3 "$HERE/make_jsonl.py" "$WORK/gen_${mb}.jsonl" "$mb" "$CORPORA/en.jsonl" "$CORPORA/et.jsonl" "$CORPORA/ru.jsonl"
   NAMES+=("gen_${mb}"); FILES+=("$WORK/gen_${mb}.jsonl")
 done
+# the generated files' pages go to disk now, not during (and at the expense of) the imports'
+# commits
+sync
 
 printf '\n%-12s %9s %9s %8s %8s %9s %12s\n' corpus MB docs seconds MB/s docs/s "peak RSS MB"
 LAST_DATA=
@@ -76,6 +79,7 @@ PY
   [ -n "$LAST_DATA" ] && rm -rf "$LAST_DATA"
   LAST_DATA=$data
   case "$file" in "$WORK"/*) rm -f "$file" ;; esac
+  sync
 done
 
 echo "== search latency on bench_${NAMES[-1]} ($QUERIES requests per query)" >&2

@@ -705,6 +705,33 @@ fn imports_json_lines_counting_malformed_rows() {
     assert_eq!(matching_in(&backend, "imported", json!({"term": {"nested.a": true}})), 1);
 }
 
+#[test]
+fn imported_lines_are_stored_as_read_and_a_repeated_key_keeps_its_last_value() {
+    let (dir, backend) = store("jsonl-raw");
+    let content =
+        "{\"text\": \"Tere \\u00f5htust\", \"n\": 1.50}\r\n{\"label\": \"esimene\", \"label\": \"teine\", \"x\": {\"k\": 1, \"k\": 2}}\n";
+    let path = write_file(&dir, "raw.jsonl", content);
+    let (stats, _) = import(&backend, "raw", &path, b',');
+    assert_eq!((stats.num_documents_success, stats.errors.len()), (2, 0));
+    let mut sources = Vec::new();
+    backend
+        .scan(&["raw".into()], &json!({"match_all": {}}), 10, &mut |batch| {
+            sources.extend(batch.into_iter().map(|hit| hit.source));
+            Ok(())
+        })
+        .unwrap();
+    assert!(sources.contains(&json!({"text": "Tere õhtust", "n": 1.5})), "{sources:?}");
+    assert!(sources.contains(&json!({"label": "teine", "x": {"k": 2}})), "{sources:?}");
+    assert_eq!(matching_in(&backend, "raw", json!({"match": {"text": "õhtust"}})), 1);
+    assert_eq!(matching_in(&backend, "raw", json!({"term": {"label.keyword": "teine"}})), 1);
+    assert_eq!(
+        matching_in(&backend, "raw", json!({"match": {"label": "esimene"}})),
+        0,
+        "a replaced value is not indexed"
+    );
+    assert_eq!(matching_in(&backend, "raw", json!({"term": {"x.k": 1}})), 0);
+}
+
 /// A row read from a file, as JSON.
 fn row_value(row: import::Row) -> Value {
     serde_json::from_slice(row.unwrap().bytes()).unwrap()
