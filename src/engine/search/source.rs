@@ -21,6 +21,9 @@ impl Source {
     pub fn parse(mut bytes: Vec<u8>) -> Result<Self, String> {
         let end = bytes.len() - bytes.iter().rev().take_while(|b| b.is_ascii_whitespace()).count();
         bytes.truncate(end);
+        if too_deep(&bytes) {
+            return Err(serde_reason(&bytes));
+        }
         let tree: sonic_rs::Value = match sonic_rs::from_slice(&bytes) {
             Ok(tree) => tree,
             Err(_) => return Err(serde_reason(&bytes)),
@@ -75,6 +78,42 @@ fn serde_reason(bytes: &[u8]) -> String {
         Err(e) => e.to_string(),
         Ok(_) => "invalid JSON".to_string(),
     }
+}
+
+/// Deepest nesting of arrays and objects read, serde_json's recursion limit: sonic-rs has
+/// none, and deeper trees would overflow the stack of the code that walks them.
+const MAX_DEPTH: usize = 128;
+
+/// Whether arrays and objects nest deeper than `MAX_DEPTH` (brackets inside strings do not
+/// count); a quick count of opening brackets answers for nearly every document.
+fn too_deep(bytes: &[u8]) -> bool {
+    if bytes.iter().filter(|&&b| b == b'[' || b == b'{').count() <= MAX_DEPTH {
+        return false;
+    }
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in bytes {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Whether some object in the tree names a key twice.
@@ -132,6 +171,16 @@ mod tests {
             Source::parse(b"{\"a\": \"\xff\"}".to_vec()).err().unwrap(),
             "invalid unicode code point at line 1 column 8"
         );
+    }
+
+    #[test]
+    fn nesting_deeper_than_serde_json_reads_is_refused_not_a_crash() {
+        let nested = |depth: usize| format!("{{\"a\": {}1{}}}", "[".repeat(depth), "]".repeat(depth)).into_bytes();
+        assert!(Source::parse(nested(127)).is_ok());
+        let err = Source::parse(nested(100_000)).err().unwrap();
+        assert!(err.starts_with("recursion limit exceeded"), "{err}");
+        let brackets_in_strings = format!("{{\"a\": \"{}\\\"{}\"}}", "[".repeat(500), "{".repeat(500));
+        assert!(Source::parse(brackets_in_strings.into_bytes()).is_ok());
     }
 
     #[test]
