@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Import benchmark of the embedded search store: `ta import` of JSONL corpora of growing size
 # (real text from the peer kit's corpora, plus generated files built from that text, the
-# largest ≥ 1 GB), each into a fresh data directory, reporting MB/s, docs/s and the peak RSS
-# of the import process (/usr/bin/time -v); then search latency p50/p99 of a match query and
-# a bool query on the largest index through `ta serve` (POST search_by_query), once the
-# server has merged the segments the import left.
+# largest ≥ 1 GB), each into a fresh data directory, reporting MB/s, docs/s, the peak RSS of
+# the import process and the cores it kept busy (CPU time over wall time; /usr/bin/time -v);
+# then search latency p50/p99 of a match query and a bool query on the largest index through
+# `ta serve` (POST search_by_query), once the server has merged the segments the import left.
 # Everything is written under a temporary directory that is removed at the end.
 # Not part of CI (minutes of machine time, several GB of temporary disk).
 #
@@ -54,7 +54,7 @@ done
 # commits
 sync
 
-printf '\n%-12s %9s %9s %8s %8s %9s %12s\n' corpus MB docs seconds MB/s docs/s "peak RSS MB"
+printf '\n%-12s %9s %9s %8s %8s %9s %12s %6s\n' corpus MB docs seconds MB/s docs/s "peak RSS MB" cores
 LAST_DATA=
 for i in "${!NAMES[@]}"; do
   name=${NAMES[$i]} file=${FILES[$i]}
@@ -72,9 +72,11 @@ result = json.load(open(out))
 if result["task"]["status"] != "completed":
     sys.exit(f"import of {name} did not complete: {result['task']}")
 docs = result["num_documents_success"]
-rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", open(timing).read()).group(1)) / 1024
+timing = open(timing).read()
+rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", timing).group(1)) / 1024
 secs = float(end) - float(start)
-print(f"{name:<12} {mb:9.1f} {docs:9d} {secs:8.1f} {mb / secs:8.1f} {docs / secs:9.0f} {rss:12.0f}")
+cpu = sum(float(re.search(rf"{kind} time \(seconds\): ([\d.]+)", timing).group(1)) for kind in ("User", "System"))
+print(f"{name:<12} {mb:9.1f} {docs:9d} {secs:8.1f} {mb / secs:8.1f} {docs / secs:9.0f} {rss:12.0f} {cpu / secs:6.2f}")
 PY
   [ -n "$LAST_DATA" ] && rm -rf "$LAST_DATA"
   LAST_DATA=$data
