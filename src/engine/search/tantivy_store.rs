@@ -412,10 +412,13 @@ impl StoreIndex {
         doc.add_field_value(f.text, text_view(tree));
         doc.add_field_value(f.kw, keyword_view(tree));
         let mut docs = vec![doc];
-        let facts = match tree.get(FACTS_FIELD).map(sonic_rs::Value::as_ref) {
-            Some(ValueRef::Array(items)) => items.iter().collect(),
-            Some(ValueRef::Object(_)) => vec![&tree[FACTS_FIELD]],
-            _ => Vec::new(),
+        let facts: Vec<&sonic_rs::Value> = match tree.get(FACTS_FIELD) {
+            Some(facts) => match facts.as_ref() {
+                ValueRef::Array(items) => items.iter().collect(),
+                ValueRef::Object(_) => vec![facts],
+                _ => Vec::new(),
+            },
+            None => Vec::new(),
         };
         for fact in facts.into_iter().filter(|fact| fact.is_object()) {
             let mut child = TantivyDocument::new();
