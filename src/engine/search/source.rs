@@ -38,9 +38,12 @@ impl Source {
         Ok(Self { bytes, tree })
     }
 
-    /// The source of an object given as serde_json values.
+    /// The source of an object given as serde_json values. Neither step can fail for a
+    /// serde_json object (string keys, finite numbers, nesting serde_json could read); the
+    /// empty object they fall back to is never reached.
     pub fn from_map(map: &Map<String, Value>) -> Self {
         let bytes = serde_json::to_vec(map).unwrap_or_else(|_| b"{}".to_vec());
+        // read back from the text, which keeps the key order (`sonic_rs::to_value` does not)
         let tree = sonic_rs::from_slice(&bytes).unwrap_or_else(|_| sonic_rs::Value::new_object());
         Self { bytes, tree }
     }
@@ -188,6 +191,7 @@ mod tests {
         let map = json!({"t": "x", "n": [1, 2.5]}).as_object().cloned().unwrap();
         let source = Source::from_map(&map);
         assert_eq!(source.bytes(), br#"{"t":"x","n":[1,2.5]}"#);
+        assert_eq!(sonic_rs::to_string(source.tree()).unwrap(), r#"{"t":"x","n":[1,2.5]}"#);
         assert_eq!(value(&source), Value::Object(map));
     }
 }
