@@ -404,7 +404,9 @@ impl StoreIndex {
     /// The document and its fact documents.
     fn tantivy_docs(&self, id: &str, source: &Source) -> Vec<TantivyDocument> {
         let f = self.fields;
-        let mut doc = TantivyDocument::new();
+        // room for the source and its strings twice (the text and keyword views), so the
+        // document is written without growing
+        let mut doc = TantivyDocument::with_capacity(3 * source.bytes().len() + 256);
         doc.add_text(f.id, id);
         doc.add_text(f.kind, KIND_DOC);
         doc.add_bytes(f.source, source.bytes());
