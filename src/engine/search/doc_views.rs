@@ -1,4 +1,5 @@
-//! The two indexed views of a document, read lazily from its parsed tree (no copy):
+//! The two indexed views of a document, read lazily from its parsed tree (no copy), which
+//! tantivy indexes directly (`store_doc.rs`):
 //! `Kind::Text` feeds the analyzed `text` field with the string values that are not RFC 3339
 //! dates; `Kind::Keyword` feeds the `kw` field with every typed value (numbers, booleans,
 //! dates) and the strings of at most `KEYWORD_IGNORE_ABOVE` characters kept whole, as
@@ -27,18 +28,20 @@ enum Kind {
 }
 
 /// What a view shows.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 enum Node<'a> {
     /// A value as it is.
     Value(&'a Value),
+    /// A leaf given directly (a document's id, kind or source bytes).
+    Leaf(ReferenceValueLeaf<'a>),
     /// A document: an object without its top-level facts.
     Document(&'a Value),
     /// A fact, as the object `{"texta_facts": fact}`.
     Fact(&'a Value),
 }
 
-/// A view of one JSON value for one of the two indexed fields.
-#[derive(Debug, Clone, Copy)]
+/// A view of one JSON value for one of the two indexed fields, or a plain leaf value.
+#[derive(Debug, Clone)]
 pub struct View<'a> {
     node: Node<'a>,
     kind: Kind,
@@ -56,6 +59,14 @@ pub fn text_view(doc: &Value) -> View<'_> {
 pub fn keyword_view(doc: &Value) -> View<'_> {
     View {
         node: Node::Document(doc),
+        kind: Kind::Keyword,
+    }
+}
+
+/// A plain leaf value (for the schema's other fields).
+pub fn leaf_view(leaf: ReferenceValueLeaf<'_>) -> View<'_> {
+    View {
+        node: Node::Leaf(leaf),
         kind: Kind::Keyword,
     }
 }
@@ -82,6 +93,7 @@ impl<'a> TantivyValue<'a> for View<'a> {
             }
             Node::Document(doc) => (doc, true),
             Node::Value(value) => (value, false),
+            Node::Leaf(ref leaf) => return ReferenceValue::Leaf(leaf.clone()),
         };
         match value.as_ref() {
             ValueRef::Array(items) => ReferenceValue::Array(ArrayView {

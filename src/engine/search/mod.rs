@@ -18,6 +18,7 @@ pub mod mapping;
 pub mod names;
 mod sort;
 pub mod source;
+mod store_doc;
 pub mod tantivy_store;
 mod tokenizer;
 

@@ -8,7 +8,8 @@
 //! document" (kind `f`), added right after its document in one group, which gives `nested`
 //! queries and fact aggregations Elasticsearch's semantics through block joins
 //! (`block_join.rs`); `_parent` (the document's id) serves deletes. Fact fields are keywords
-//! (TEXTA's fact mapping), so fact documents have `kw` only.
+//! (TEXTA's fact mapping), so fact documents have `kw` only. The writer indexes both kinds
+//! in place from the source's tree (`store_doc.rs`).
 //! Writes commit per call, so documents survive a crash once a call returns; a bulk load
 //! (dataset import) commits when its caller says and holds segment merges off until it ends.
 //! The reader is reloaded on the first search after a commit, and by tantivy shortly after
@@ -21,7 +22,6 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Instant;
 
 use serde_json::{json, Map, Value};
-use sonic_rs::{JsonValueTrait, ValueRef};
 use tantivy::aggregation::agg_req::Aggregations;
 use tantivy::aggregation::intermediate_agg_result::IntermediateAggregationResults;
 use tantivy::aggregation::{AggContextParams, AggregationCollector, AggregationLimitsGuard, DistributedAggregationCollector};
@@ -42,11 +42,11 @@ use super::backend::{
     SearchBackend, SearchError,
 };
 use super::block_join::BlockJoin;
-use super::doc_views::{fact_view, keyword_view, text_view};
 use super::dsl::{kind_query, DslContext, StoreFields, KIND_DOC, KIND_FACT};
 use super::highlight::Highlighter;
-use super::mapping::{FieldTypes, FACTS_FIELD};
+use super::mapping::FieldTypes;
 use super::source::Source;
+use super::store_doc::StoreDoc;
 use super::tokenizer::TextTokenizer;
 use super::{aggs, sort};
 
@@ -83,7 +83,7 @@ struct StoreIndex {
     index: Index,
     reader: IndexReader,
     fields: StoreFields,
-    writer: Mutex<Option<IndexWriter>>,
+    writer: Mutex<Option<IndexWriter<StoreDoc>>>,
     mapping: Mutex<FieldTypes>,
     /// A commit happened since the reader was last reloaded.
     stale: AtomicBool,
@@ -272,6 +272,14 @@ fn store_fields(schema: &Schema) -> Result<StoreFields> {
     })
 }
 
+/// A new index's schema and its fields.
+#[cfg(test)]
+pub(super) fn schema_fields() -> (Schema, StoreFields) {
+    let schema = build_schema();
+    let fields = store_fields(&schema).expect("the schema has every field");
+    (schema, fields)
+}
+
 impl StoreIndex {
     fn new(name: &str, dir: PathBuf, index: Index) -> Result<Self> {
         index.tokenizers().register(TEXT_TOKENIZER, text_analyzer());
@@ -325,7 +333,7 @@ impl StoreIndex {
         ])))
     }
 
-    fn with_writer<T>(&self, work: impl FnOnce(&mut IndexWriter) -> Result<T>) -> Result<T> {
+    fn with_writer<T>(&self, work: impl FnOnce(&mut IndexWriter<StoreDoc>) -> Result<T>) -> Result<T> {
         let mut guard = lock(&self.writer);
         if guard.is_none() {
             let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
@@ -370,7 +378,7 @@ impl StoreIndex {
 
     /// Adds documents to the writer (durable at the next commit), replacing stored ones with
     /// the same id; records new field paths in the mapping file.
-    fn add(&self, writer: &mut IndexWriter, docs: Vec<Pending>) -> Result<()> {
+    fn add(&self, writer: &mut IndexWriter<StoreDoc>, docs: Vec<Pending>) -> Result<()> {
         let mut mapping = lock(&self.mapping);
         let mut changed = false;
         for Pending { id, source, replace } in docs {
@@ -381,7 +389,7 @@ impl StoreIndex {
                 group.push(UserOperation::Delete(Term::from_field_text(self.fields.id, &id)));
                 group.push(UserOperation::Delete(Term::from_field_text(self.fields.parent, &id)));
             }
-            group.extend(self.tantivy_docs(&id, &source).into_iter().map(UserOperation::Add));
+            group.extend(StoreDoc::group(self.fields, id, source).into_iter().map(UserOperation::Add));
             writer.run(group).map_err(backend_err)?;
         }
         if changed {
@@ -390,46 +398,15 @@ impl StoreIndex {
         Ok(())
     }
 
-    fn commit(&self, writer: &mut IndexWriter) -> Result<()> {
+    fn commit(&self, writer: &mut IndexWriter<StoreDoc>) -> Result<()> {
         writer.commit().map_err(backend_err)?;
         self.stale.store(true, Ordering::Release);
         Ok(())
     }
 
-    fn delete_by_id(&self, writer: &IndexWriter, id: &str) {
+    fn delete_by_id(&self, writer: &IndexWriter<StoreDoc>, id: &str) {
         writer.delete_term(Term::from_field_text(self.fields.id, id));
         writer.delete_term(Term::from_field_text(self.fields.parent, id));
-    }
-
-    /// The document and its fact documents.
-    fn tantivy_docs(&self, id: &str, source: &Source) -> Vec<TantivyDocument> {
-        let f = self.fields;
-        // room for the source and its strings twice (the text and keyword views), so the
-        // document is written without growing
-        let mut doc = TantivyDocument::with_capacity(3 * source.bytes().len() + 256);
-        doc.add_text(f.id, id);
-        doc.add_text(f.kind, KIND_DOC);
-        doc.add_bytes(f.source, source.bytes());
-        let tree = source.tree();
-        doc.add_field_value(f.text, text_view(tree));
-        doc.add_field_value(f.kw, keyword_view(tree));
-        let mut docs = vec![doc];
-        let facts: Vec<&sonic_rs::Value> = match tree.get(FACTS_FIELD) {
-            Some(facts) => match facts.as_ref() {
-                ValueRef::Array(items) => items.iter().collect(),
-                ValueRef::Object(_) => vec![facts],
-                _ => Vec::new(),
-            },
-            None => Vec::new(),
-        };
-        for fact in facts.into_iter().filter(|fact| fact.is_object()) {
-            let mut child = TantivyDocument::new();
-            child.add_text(f.kind, KIND_FACT);
-            child.add_text(f.parent, id);
-            child.add_field_value(f.kw, fact_view(fact));
-            docs.push(child);
-        }
-        docs
     }
 
     fn load_hit(&self, searcher: &Searcher, addr: DocAddress, score: Option<f32>) -> Result<Hit> {
