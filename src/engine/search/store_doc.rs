@@ -67,17 +67,17 @@ impl Document for StoreDoc {
     fn iter_fields_and_values(&self) -> FieldValues<'_> {
         let f = self.fields;
         let Shared { id, source } = &*self.shared;
-        let text = |s: &'static str| leaf_view(ReferenceValueLeaf::Str(s));
+        let kind = |kind: &'static str| leaf_view(ReferenceValueLeaf::Str(kind));
         let fields = match self.fact {
             None => [
                 Some((f.id, leaf_view(ReferenceValueLeaf::Str(id)))),
-                Some((f.kind, text(KIND_DOC))),
+                Some((f.kind, kind(KIND_DOC))),
                 Some((f.source, leaf_view(ReferenceValueLeaf::Bytes(source.bytes())))),
                 Some((f.text, text_view(source.tree()))),
                 Some((f.kw, keyword_view(source.tree()))),
             ],
             Some(n) => [
-                Some((f.kind, text(KIND_FACT))),
+                Some((f.kind, kind(KIND_FACT))),
                 Some((f.parent, leaf_view(ReferenceValueLeaf::Str(id)))),
                 self.fact(n).map(|fact| (f.kw, fact_view(fact))),
                 None,
