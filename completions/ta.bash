@@ -19,6 +19,9 @@ _ta() {
             ta,anonymizer)
                 cmd="ta__subcmd__anonymizer"
                 ;;
+            ta,api)
+                cmd="ta__subcmd__api"
+                ;;
             ta,completions)
                 cmd="ta__subcmd__completions"
                 ;;
@@ -73,6 +76,9 @@ _ta() {
             ta,user)
                 cmd="ta__subcmd__user"
                 ;;
+            ta__subcmd__anonymizer,bulk-delete)
+                cmd="ta__subcmd__anonymizer__subcmd__bulk__subcmd__delete"
+                ;;
             ta__subcmd__anonymizer,create)
                 cmd="ta__subcmd__anonymizer__subcmd__create"
                 ;;
@@ -96,6 +102,9 @@ _ta() {
                 ;;
             ta__subcmd__anonymizer,update)
                 cmd="ta__subcmd__anonymizer__subcmd__update"
+                ;;
+            ta__subcmd__anonymizer__subcmd__help,bulk-delete)
+                cmd="ta__subcmd__anonymizer__subcmd__help__subcmd__bulk__subcmd__delete"
                 ;;
             ta__subcmd__anonymizer__subcmd__help,create)
                 cmd="ta__subcmd__anonymizer__subcmd__help__subcmd__create"
@@ -147,6 +156,9 @@ _ta() {
                 ;;
             ta__subcmd__help,anonymizer)
                 cmd="ta__subcmd__help__subcmd__anonymizer"
+                ;;
+            ta__subcmd__help,api)
+                cmd="ta__subcmd__help__subcmd__api"
                 ;;
             ta__subcmd__help,completions)
                 cmd="ta__subcmd__help__subcmd__completions"
@@ -201,6 +213,9 @@ _ta() {
                 ;;
             ta__subcmd__help,user)
                 cmd="ta__subcmd__help__subcmd__user"
+                ;;
+            ta__subcmd__help__subcmd__anonymizer,bulk-delete)
+                cmd="ta__subcmd__help__subcmd__anonymizer__subcmd__bulk__subcmd__delete"
                 ;;
             ta__subcmd__help__subcmd__anonymizer,create)
                 cmd="ta__subcmd__help__subcmd__anonymizer__subcmd__create"
@@ -268,6 +283,9 @@ _ta() {
             ta__subcmd__help__subcmd__project,update)
                 cmd="ta__subcmd__help__subcmd__project__subcmd__update"
                 ;;
+            ta__subcmd__help__subcmd__regex__subcmd__tagger,bulk-delete)
+                cmd="ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__bulk__subcmd__delete"
+                ;;
             ta__subcmd__help__subcmd__regex__subcmd__tagger,create)
                 cmd="ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__create"
                 ;;
@@ -294,6 +312,9 @@ _ta() {
                 ;;
             ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group,apply)
                 cmd="ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__apply"
+                ;;
+            ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group,bulk-delete)
+                cmd="ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__bulk__subcmd__delete"
                 ;;
             ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group,create)
                 cmd="ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__create"
@@ -424,6 +445,9 @@ _ta() {
             ta__subcmd__project__subcmd__help,update)
                 cmd="ta__subcmd__project__subcmd__help__subcmd__update"
                 ;;
+            ta__subcmd__regex__subcmd__tagger,bulk-delete)
+                cmd="ta__subcmd__regex__subcmd__tagger__subcmd__bulk__subcmd__delete"
+                ;;
             ta__subcmd__regex__subcmd__tagger,create)
                 cmd="ta__subcmd__regex__subcmd__tagger__subcmd__create"
                 ;;
@@ -454,6 +478,9 @@ _ta() {
             ta__subcmd__regex__subcmd__tagger__subcmd__group,apply)
                 cmd="ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__apply"
                 ;;
+            ta__subcmd__regex__subcmd__tagger__subcmd__group,bulk-delete)
+                cmd="ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__bulk__subcmd__delete"
+                ;;
             ta__subcmd__regex__subcmd__tagger__subcmd__group,create)
                 cmd="ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__create"
                 ;;
@@ -481,6 +508,9 @@ _ta() {
             ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help,apply)
                 cmd="ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help__subcmd__apply"
                 ;;
+            ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help,bulk-delete)
+                cmd="ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help__subcmd__bulk__subcmd__delete"
+                ;;
             ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help,create)
                 cmd="ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help__subcmd__create"
                 ;;
@@ -504,6 +534,9 @@ _ta() {
                 ;;
             ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help,update)
                 cmd="ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help__subcmd__update"
+                ;;
+            ta__subcmd__regex__subcmd__tagger__subcmd__help,bulk-delete)
+                cmd="ta__subcmd__regex__subcmd__tagger__subcmd__help__subcmd__bulk__subcmd__delete"
                 ;;
             ta__subcmd__regex__subcmd__tagger__subcmd__help,create)
                 cmd="ta__subcmd__regex__subcmd__tagger__subcmd__help__subcmd__create"
@@ -587,7 +620,7 @@ _ta() {
 
     case "${cmd}" in
         ta)
-            opts="-h -V --data-dir --search-url --server --token --as --json --help --version init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help"
+            opts="-h -V --data-dir --search-url --server --token --as --json --help --version init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -621,12 +654,50 @@ _ta() {
             return 0
             ;;
         ta__subcmd__anonymizer)
-            opts="-h --data-dir --search-url --server --token --as --json --help create list show update delete text run help"
+            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete create update text run help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__anonymizer__subcmd__bulk__subcmd__delete)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --data-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -759,8 +830,22 @@ _ta() {
             return 0
             ;;
         ta__subcmd__anonymizer__subcmd__help)
-            opts="create list show update delete text run help"
+            opts="list show delete bulk-delete create update text run help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__anonymizer__subcmd__help__subcmd__bulk__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -885,13 +970,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__anonymizer__subcmd__list)
-            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            opts="-h --project --ordering --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ordering)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1097,6 +1186,44 @@ _ta() {
                     ;;
                 --auto-adjust-threshold)
                     COMPREPLY=($(compgen -W "true false" -- "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__api)
+            opts="-h --data --list --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --data)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --data-dir)
@@ -1429,7 +1556,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help)
-            opts="init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help"
+            opts="init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1443,8 +1570,22 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__anonymizer)
-            opts="create list show update delete text run"
+            opts="list show delete bulk-delete create update text run"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__anonymizer__subcmd__bulk__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1543,6 +1684,20 @@ _ta() {
         ta__subcmd__help__subcmd__anonymizer__subcmd__update)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__api)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1919,7 +2074,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__regex__subcmd__tagger)
-            opts="create list show update delete tag-text tag multitag"
+            opts="list show delete bulk-delete create update tag-text tag multitag"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1933,7 +2088,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group)
-            opts="create list show update delete tag-text tag apply"
+            opts="list show delete bulk-delete create update tag-text tag apply"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1947,6 +2102,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__bulk__subcmd__delete)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2045,6 +2214,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__update)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__bulk__subcmd__delete)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3327,7 +3510,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger)
-            opts="-h --data-dir --search-url --server --token --as --json --help create list show update delete tag-text tag multitag help"
+            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete create update tag-text tag multitag help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3361,7 +3544,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__group)
-            opts="-h --data-dir --search-url --server --token --as --json --help create list show update delete tag-text tag apply help"
+            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete create update tag-text tag apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3418,6 +3601,44 @@ _ta() {
                     return 0
                     ;;
                 --query)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__bulk__subcmd__delete)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3533,7 +3754,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help)
-            opts="create list show update delete tag-text tag apply help"
+            opts="list show delete bulk-delete create update tag-text tag apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3547,6 +3768,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help__subcmd__bulk__subcmd__delete)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3673,13 +3908,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__list)
-            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            opts="-h --project --ordering --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ordering)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3874,6 +4113,44 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__regex__subcmd__tagger__subcmd__bulk__subcmd__delete)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__create)
             opts="-h --project --description --lexicon --lexicon-file --counter-lexicon --counter-lexicon-file --operator --match-type --required-words --phrase-slop --counter-slop --n-allowed-edits --return-fuzzy-match --ignore-case --ignore-punctuation --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -4007,8 +4284,22 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__help)
-            opts="create list show update delete tag-text tag multitag help"
+            opts="list show delete bulk-delete create update tag-text tag multitag help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__regex__subcmd__tagger__subcmd__help__subcmd__bulk__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -4147,13 +4438,17 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__list)
-            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            opts="-h --project --ordering --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ordering)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

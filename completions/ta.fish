@@ -49,6 +49,7 @@ complete -c ta -n "__fish_ta_needs_command" -f -a "search" -d 'Stream the docume
 complete -c ta -n "__fish_ta_needs_command" -f -a "doc" -d 'Store, show or delete single documents'
 complete -c ta -n "__fish_ta_needs_command" -f -a "index" -d 'Search indices in the store: list, show, open or close, delete'
 complete -c ta -n "__fish_ta_needs_command" -f -a "task" -d 'Background tasks'
+complete -c ta -n "__fish_ta_needs_command" -f -a "api" -d 'Call any API operation by method and path (`ta api GET /projects/`); `ta api --list` lists them'
 complete -c ta -n "__fish_ta_needs_command" -f -a "completions" -d 'Print a shell completion script'
 complete -c ta -n "__fish_ta_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand init" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
@@ -58,7 +59,7 @@ complete -c ta -n "__fish_ta_using_subcommand init" -l token -d 'Token for --ser
 complete -c ta -n "__fish_ta_using_subcommand init" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand init" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand init" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand serve" -l host -r
+complete -c ta -n "__fish_ta_using_subcommand serve" -l host -d 'Address to listen on' -r
 complete -c ta -n "__fish_ta_using_subcommand serve" -l port -d 'Port (0 picks a free one; the chosen address is printed)' -r
 complete -c ta -n "__fish_ta_using_subcommand serve" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand serve" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
@@ -74,8 +75,8 @@ complete -c ta -n "__fish_ta_using_subcommand health" -l token -d 'Token for --s
 complete -c ta -n "__fish_ta_using_subcommand health" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand health" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand health" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand register" -l username -r
-complete -c ta -n "__fish_ta_using_subcommand register" -l email -r
+complete -c ta -n "__fish_ta_using_subcommand register" -l username -d 'User name' -r
+complete -c ta -n "__fish_ta_using_subcommand register" -l email -d 'E-mail address' -r
 complete -c ta -n "__fish_ta_using_subcommand register" -l password -d 'Password [default: read from TA_PASSWORD]' -r
 complete -c ta -n "__fish_ta_using_subcommand register" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand register" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
@@ -84,7 +85,7 @@ complete -c ta -n "__fish_ta_using_subcommand register" -l token -d 'Token for -
 complete -c ta -n "__fish_ta_using_subcommand register" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand register" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand register" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand login" -l username -r
+complete -c ta -n "__fish_ta_using_subcommand login" -l username -d 'User name' -r
 complete -c ta -n "__fish_ta_using_subcommand login" -l password -d 'Password [default: read from TA_PASSWORD]' -r
 complete -c ta -n "__fish_ta_using_subcommand login" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand login" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
@@ -131,7 +132,7 @@ complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_f
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -l as -d 'Local mode: act as this user [default: admin]' -r
-complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -l superuser
+complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -l superuser -d 'Grant (true) or revoke (false) superuser status'
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand user; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
@@ -160,7 +161,7 @@ complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subco
 complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -f -a "delete" -d 'Delete a project and all its resources'
 complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -f -a "indices" -d 'The project\'s indices'
 complete -c ta -n "__fish_ta_using_subcommand project; and not __fish_seen_subcommand_from create list show update delete indices help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l title -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l title -d 'Project title' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l user -d 'Member user name (repeat for several)' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l index -d 'Index name (repeat for several)' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from create" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
@@ -185,7 +186,7 @@ complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcomman
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from show" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l title -r
+complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l title -d 'Project title' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l user -d 'Member user name (repeat for several)' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l index -d 'Index name (repeat for several)' -r
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from update" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
@@ -216,48 +217,25 @@ complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcomman
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a project and all its resources'
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from help" -f -a "indices" -d 'The project\'s indices'
 complete -c ta -n "__fish_ta_using_subcommand project; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -l as -d 'Local mode: act as this user [default: admin]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -l json -d 'Print JSON even on a terminal'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -f -a "create" -d 'Create a regex tagger'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -f -a "list" -d 'List a project\'s regex taggers'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -f -a "show" -d 'Show a regex tagger'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -f -a "update" -d 'Change a regex tagger (only the given settings)'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -f -a "delete" -d 'Delete a regex tagger'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -f -a "tag-text" -d 'Tag one text'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -f -a "tag" -d 'Tag a JSONL stream from stdin (texts or documents), one result line per input line'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -f -a "multitag" -d 'Run several taggers (default: all of the project) over one text'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from create list show update delete tag-text tag multitag help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l project -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l description -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l lexicon -d 'Lexicon entry (word, phrase or regex); repeat for several' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l lexicon-file -d 'File with one lexicon entry per line' -r -F
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l counter-lexicon -d 'Counter-lexicon entry; repeat for several' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l counter-lexicon-file -d 'File with one counter-lexicon entry per line' -r -F
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l operator -d 'or | and' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l match-type -d 'prefix | exact | subword' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l required-words -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l phrase-slop -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l counter-slop -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l n-allowed-edits -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l return-fuzzy-match -r -f -a "true\t''
-false\t''"
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l ignore-case -r -f -a "true\t''
-false\t''"
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l ignore-punctuation -r -f -a "true\t''
-false\t''"
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l as -d 'Local mode: act as this user [default: admin]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l json -d 'Print JSON even on a terminal'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -l project -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag multitag help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag multitag help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag multitag help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag multitag help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag multitag help" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag multitag help" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag multitag help" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag multitag help" -f -a "list" -d 'List the project\'s resources of this kind'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag multitag help" -f -a "show" -d 'Show one'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag multitag help" -f -a "delete" -d 'Delete one'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag multitag help" -f -a "bulk-delete" -d 'Delete several at once (ids of other projects are skipped)'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag multitag help" -f -a "create" -d 'Create a regex tagger'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag multitag help" -f -a "update" -d 'Change a regex tagger (only the given settings)'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag multitag help" -f -a "tag-text" -d 'Tag one text'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag multitag help" -f -a "tag" -d 'Tag a JSONL stream from stdin (texts or documents), one result line per input line'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag multitag help" -f -a "multitag" -d 'Run several taggers (default: all of the project) over one text'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag multitag help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -l ordering -d 'Order by these fields (`-` before a field: descending), e.g. -id,description' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from list" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
@@ -273,31 +251,6 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from show" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l project -d 'Project id [default: the project holding the resource]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l description -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l lexicon -d 'Lexicon entry (word, phrase or regex); repeat for several' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l lexicon-file -d 'File with one lexicon entry per line' -r -F
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l counter-lexicon -d 'Counter-lexicon entry; repeat for several' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l counter-lexicon-file -d 'File with one counter-lexicon entry per line' -r -F
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l operator -d 'or | and' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l match-type -d 'prefix | exact | subword' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l required-words -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l phrase-slop -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l counter-slop -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l n-allowed-edits -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l return-fuzzy-match -r -f -a "true\t''
-false\t''"
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l ignore-case -r -f -a "true\t''
-false\t''"
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l ignore-punctuation -r -f -a "true\t''
-false\t''"
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l as -d 'Local mode: act as this user [default: admin]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l json -d 'Print JSON even on a terminal'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
@@ -306,6 +259,64 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from bulk-delete" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from bulk-delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from bulk-delete" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from bulk-delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from bulk-delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from bulk-delete" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from bulk-delete" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from bulk-delete" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l description -d 'Description (also the tag a tagger assigns)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l lexicon -d 'Lexicon entry (word, phrase or regex); repeat for several' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l lexicon-file -d 'File with one lexicon entry per line' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l counter-lexicon -d 'Counter-lexicon entry; repeat for several' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l counter-lexicon-file -d 'File with one counter-lexicon entry per line' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l operator -d 'or | and' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l match-type -d 'prefix | exact | subword' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l required-words -d 'Share of the lexicon entries that must match (operator "and"), 0 to 1' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l phrase-slop -d 'Words allowed between the words of a phrase' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l counter-slop -d 'Words allowed between a counter-lexicon entry and a match' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l n-allowed-edits -d 'Character edits allowed per lexicon entry (fuzzy matching)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l return-fuzzy-match -d 'Return fuzzy matches as they appear in the text' -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l ignore-case -d 'Match regardless of letter case' -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l ignore-punctuation -d 'Ignore punctuation between the words of a phrase' -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l description -d 'Description (also the tag a tagger assigns)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l lexicon -d 'Lexicon entry (word, phrase or regex); repeat for several' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l lexicon-file -d 'File with one lexicon entry per line' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l counter-lexicon -d 'Counter-lexicon entry; repeat for several' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l counter-lexicon-file -d 'File with one counter-lexicon entry per line' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l operator -d 'or | and' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l match-type -d 'prefix | exact | subword' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l required-words -d 'Share of the lexicon entries that must match (operator "and"), 0 to 1' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l phrase-slop -d 'Words allowed between the words of a phrase' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l counter-slop -d 'Words allowed between a counter-lexicon entry and a match' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l n-allowed-edits -d 'Character edits allowed per lexicon entry (fuzzy matching)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l return-fuzzy-match -d 'Return fuzzy matches as they appear in the text' -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l ignore-case -d 'Match regardless of letter case' -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l ignore-punctuation -d 'Ignore punctuation between the words of a phrase' -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
@@ -323,7 +334,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l project -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l project -d 'Project id' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l tagger -d 'Tagger id; repeat for several' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
@@ -332,42 +343,35 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from multitag" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the project\'s resources of this kind'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete one'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "bulk-delete" -d 'Delete several at once (ids of other projects are skipped)'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "create" -d 'Create a regex tagger'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "list" -d 'List a project\'s regex taggers'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show a regex tagger'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "update" -d 'Change a regex tagger (only the given settings)'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a regex tagger'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "tag-text" -d 'Tag one text'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "tag" -d 'Tag a JSONL stream from stdin (texts or documents), one result line per input line'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "multitag" -d 'Run several taggers (default: all of the project) over one text'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -l as -d 'Local mode: act as this user [default: admin]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -l json -d 'Print JSON even on a terminal'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -f -a "create" -d 'Create a regex tagger group'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -f -a "list" -d 'List a project\'s groups'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -f -a "show" -d 'Show a group'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -f -a "update" -d 'Change a group\'s description or members'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -f -a "delete" -d 'Delete a group'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -f -a "tag-text" -d 'Tag one text with every member'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -f -a "tag" -d 'Tag a JSONL stream from stdin with every member'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -f -a "apply" -d 'Add a fact per member match to every matching document of the indices (a task)'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from create list show update delete tag-text tag apply help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l project -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l description -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l tagger -d 'Member tagger id; repeat for several' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l as -d 'Local mode: act as this user [default: admin]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l json -d 'Print JSON even on a terminal'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -l project -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag apply help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag apply help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag apply help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag apply help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag apply help" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag apply help" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag apply help" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag apply help" -f -a "list" -d 'List the project\'s resources of this kind'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag apply help" -f -a "show" -d 'Show one'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag apply help" -f -a "delete" -d 'Delete one'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag apply help" -f -a "bulk-delete" -d 'Delete several at once (ids of other projects are skipped)'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag apply help" -f -a "create" -d 'Create a regex tagger group'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag apply help" -f -a "update" -d 'Change a group\'s description or members'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag apply help" -f -a "tag-text" -d 'Tag one text with every member'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag apply help" -f -a "tag" -d 'Tag a JSONL stream from stdin with every member'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag apply help" -f -a "apply" -d 'Add a fact per member match to every matching document of the indices (a task)'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and not __fish_seen_subcommand_from list show delete bulk-delete create update tag-text tag apply help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -l ordering -d 'Order by these fields (`-` before a field: descending), e.g. -id,description' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from list" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
@@ -383,16 +387,6 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_see
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from show" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l project -d 'Project id [default: the project holding the resource]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l description -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l tagger -d 'Member tagger id (replaces the member set); repeat for several' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l as -d 'Local mode: act as this user [default: admin]' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l json -d 'Print JSON even on a terminal'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
@@ -401,6 +395,34 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_see
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from bulk-delete" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from bulk-delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from bulk-delete" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from bulk-delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from bulk-delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from bulk-delete" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from bulk-delete" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from bulk-delete" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l description -d 'Description (also the tag a tagger assigns)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l tagger -d 'Member tagger id; repeat for several' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l description -d 'Description (also the tag a tagger assigns)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l tagger -d 'Member tagger id (replaces the member set); repeat for several' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
@@ -430,51 +452,34 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_see
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from apply" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the project\'s resources of this kind'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete one'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "bulk-delete" -d 'Delete several at once (ids of other projects are skipped)'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "create" -d 'Create a regex tagger group'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "list" -d 'List a project\'s groups'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show a group'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "update" -d 'Change a group\'s description or members'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete a group'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "tag-text" -d 'Tag one text with every member'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "tag" -d 'Tag a JSONL stream from stdin with every member'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "apply" -d 'Add a fact per member match to every matching document of the indices (a task)'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -l as -d 'Local mode: act as this user [default: admin]' -r
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -l json -d 'Print JSON even on a terminal'
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -f -a "create" -d 'Create an anonymizer'
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -f -a "list" -d 'List a project\'s anonymizers'
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -f -a "show" -d 'Show an anonymizer'
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -f -a "update" -d 'Change an anonymizer (only the given settings)'
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -f -a "delete" -d 'Delete an anonymizer'
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -f -a "text" -d 'Anonymize one text'
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -f -a "run" -d 'Anonymize a JSONL stream of texts from stdin, one output line per input line'
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from create list show update delete text run help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l project -r
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l description -r
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l replace-misspelled-names -r -f -a "true\t''
-false\t''"
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l replace-single-last-names -r -f -a "true\t''
-false\t''"
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l replace-single-first-names -r -f -a "true\t''
-false\t''"
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l misspelling-threshold -r
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l mimic-casing -r -f -a "true\t''
-false\t''"
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l auto-adjust-threshold -r -f -a "true\t''
-false\t''"
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l as -d 'Local mode: act as this user [default: admin]' -r
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l json -d 'Print JSON even on a terminal'
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -l project -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -f -a "list" -d 'List the project\'s resources of this kind'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -f -a "show" -d 'Show one'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -f -a "delete" -d 'Delete one'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -f -a "bulk-delete" -d 'Delete several at once (ids of other projects are skipped)'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -f -a "create" -d 'Create an anonymizer'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -f -a "update" -d 'Change an anonymizer (only the given settings)'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -f -a "text" -d 'Anonymize one text'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -f -a "run" -d 'Anonymize a JSONL stream of texts from stdin, one output line per input line'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -l ordering -d 'Order by these fields (`-` before a field: descending), e.g. -id,description' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from list" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
@@ -490,26 +495,6 @@ complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcom
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from show" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l project -d 'Project id [default: the project holding the resource]' -r
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l description -r
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l replace-misspelled-names -r -f -a "true\t''
-false\t''"
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l replace-single-last-names -r -f -a "true\t''
-false\t''"
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l replace-single-first-names -r -f -a "true\t''
-false\t''"
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l misspelling-threshold -r
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l mimic-casing -r -f -a "true\t''
-false\t''"
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l auto-adjust-threshold -r -f -a "true\t''
-false\t''"
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l as -d 'Local mode: act as this user [default: admin]' -r
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l json -d 'Print JSON even on a terminal'
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
@@ -518,6 +503,54 @@ complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcom
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from bulk-delete" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from bulk-delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from bulk-delete" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from bulk-delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from bulk-delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from bulk-delete" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from bulk-delete" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from bulk-delete" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l description -d 'Description (also the tag a tagger assigns)' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l replace-misspelled-names -d 'Also replace misspelled forms of the names' -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l replace-single-last-names -d 'Also replace last names standing alone' -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l replace-single-first-names -d 'Also replace first names standing alone' -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l misspelling-threshold -d 'Similarity (0 to 1) from which a word counts as a misspelled name' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l mimic-casing -d 'Give the initials the casing of the replaced name' -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l auto-adjust-threshold -d 'Raise the threshold for short names' -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l description -d 'Description (also the tag a tagger assigns)' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l replace-misspelled-names -d 'Also replace misspelled forms of the names' -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l replace-single-last-names -d 'Also replace last names standing alone' -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l replace-single-first-names -d 'Also replace first names standing alone' -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l misspelling-threshold -d 'Similarity (0 to 1) from which a word counts as a misspelled name' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l mimic-casing -d 'Give the initials the casing of the replaced name' -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l auto-adjust-threshold -d 'Raise the threshold for short names' -r -f -a "true\t''
+false\t''"
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l name -d 'A name as "Last, First"; repeat for several' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from text" -l names -d 'File with one "Last, First" name per line' -r -F
@@ -541,11 +574,12 @@ complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcom
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l consistent -d 'One replacement per name across the whole stream'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from run" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the project\'s resources of this kind'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete one'
+complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "bulk-delete" -d 'Delete several at once (ids of other projects are skipped)'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "create" -d 'Create an anonymizer'
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "list" -d 'List a project\'s anonymizers'
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show an anonymizer'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "update" -d 'Change an anonymizer (only the given settings)'
-complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete an anonymizer'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "text" -d 'Anonymize one text'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "run" -d 'Anonymize a JSONL stream of texts from stdin, one output line per input line'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -588,9 +622,9 @@ complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_fr
 complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from help" -f -a "bench" -d 'Acceptance figures (mlp.md §11): tag/lemma accuracy and agreement with the peers, language detection, throughput; exits non-zero when a figure misses its target. scripts/bench/mlp/run.sh runs the whole benchmark'
 complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from help" -f -a "train-en" -d 'Trains the English tag refiner (en/refiner.bin) from silver-tagged sentences; scripts/mlp-train-en.sh makes them and runs this'
 complete -c ta -n "__fish_ta_using_subcommand mlp; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ta -n "__fish_ta_using_subcommand import" -l project -r
+complete -c ta -n "__fish_ta_using_subcommand import" -l project -d 'Project id' -r
 complete -c ta -n "__fish_ta_using_subcommand import" -l index -d 'Index to create (or add to)' -r
-complete -c ta -n "__fish_ta_using_subcommand import" -l description -r
+complete -c ta -n "__fish_ta_using_subcommand import" -l description -d 'Description (also the tag a tagger assigns)' -r
 complete -c ta -n "__fish_ta_using_subcommand import" -l separator -d 'CSV field separator' -r
 complete -c ta -n "__fish_ta_using_subcommand import" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand import" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
@@ -599,7 +633,7 @@ complete -c ta -n "__fish_ta_using_subcommand import" -l token -d 'Token for --s
 complete -c ta -n "__fish_ta_using_subcommand import" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand import" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand import" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand search" -l project -r
+complete -c ta -n "__fish_ta_using_subcommand search" -l project -d 'Project id' -r
 complete -c ta -n "__fish_ta_using_subcommand search" -l index -d 'Index to search (repeat for several) [default: all project indices]' -r
 complete -c ta -n "__fish_ta_using_subcommand search" -l limit -d 'Stop after this many hits [default: all]' -r
 complete -c ta -n "__fish_ta_using_subcommand search" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
@@ -620,8 +654,8 @@ complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcomman
 complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcommand_from put get delete help" -f -a "get" -d 'Show a document'
 complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcommand_from put get delete help" -f -a "delete" -d 'Delete a document'
 complete -c ta -n "__fish_ta_using_subcommand doc; and not __fish_seen_subcommand_from put get delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l project -r
-complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l index -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l index -d 'Index name' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l id -d 'Document id [default: generated]' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
@@ -630,8 +664,8 @@ complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_fr
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from put" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l project -r
-complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l index -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l index -d 'Index name' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
@@ -639,8 +673,8 @@ complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_fr
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from get" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l project -r
-complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l index -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l index -d 'Index name' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand doc; and __fish_seen_subcommand_from delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
@@ -726,6 +760,15 @@ complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_f
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "list" -d 'Tasks visible to you'
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "show" -d 'One task'
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand api" -l data -d 'Request body as JSON' -r
+complete -c ta -n "__fish_ta_using_subcommand api" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand api" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand api" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand api" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand api" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand api" -l list -d 'List every operation (method, path template, summary) instead'
+complete -c ta -n "__fish_ta_using_subcommand api" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand api" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand completions" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand completions" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand completions" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
@@ -733,25 +776,26 @@ complete -c ta -n "__fish_ta_using_subcommand completions" -l token -d 'Token fo
 complete -c ta -n "__fish_ta_using_subcommand completions" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand completions" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "init" -d 'Create the data directory, database and the admin account'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "serve" -d 'Serve the HTTP API (TEXTA /api/v1/ compatible), Swagger and ReDoc pages'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "health" -d 'Service health: host figures, search store, language processing, tasks'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "register" -d 'Register a new account (prints its token)'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "login" -d 'Log in; with --server the token is stored for later commands'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "logout" -d 'Log out (deletes the token)'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "user" -d 'Users'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "project" -d 'Projects'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "regex-tagger" -d 'Regex (lexicon) taggers'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "regex-tagger-group" -d 'Regex tagger groups'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "anonymizer" -d 'Anonymizers (replace person names with initials)'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "mlp" -d 'Language processing: tokens, lemmas, POS tags, language and facts of a text or a JSONL stream'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "import" -d 'Import a dataset file (jsonl, csv, xlsx/xls) into a search index'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "search" -d 'Stream the documents matching a query as JSON lines'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "doc" -d 'Store, show or delete single documents'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "index" -d 'Search indices in the store: list, show, open or close, delete'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "task" -d 'Background tasks'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "init" -d 'Create the data directory, database and the admin account'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "serve" -d 'Serve the HTTP API (TEXTA /api/v1/ compatible), Swagger and ReDoc pages'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "health" -d 'Service health: host figures, search store, language processing, tasks'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "register" -d 'Register a new account (prints its token)'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "login" -d 'Log in; with --server the token is stored for later commands'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "logout" -d 'Log out (deletes the token)'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "user" -d 'Users'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "project" -d 'Projects'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "regex-tagger" -d 'Regex (lexicon) taggers'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "regex-tagger-group" -d 'Regex tagger groups'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "anonymizer" -d 'Anonymizers (replace person names with initials)'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "mlp" -d 'Language processing: tokens, lemmas, POS tags, language and facts of a text or a JSONL stream'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "import" -d 'Import a dataset file (jsonl, csv, xlsx/xls) into a search index'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "search" -d 'Stream the documents matching a query as JSON lines'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "doc" -d 'Store, show or delete single documents'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "index" -d 'Search indices in the store: list, show, open or close, delete'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "task" -d 'Background tasks'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "api" -d 'Call any API operation by method and path (`ta api GET /projects/`); `ta api --list` lists them'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from user" -f -a "list" -d 'List users (superusers see everyone)'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from user" -f -a "show" -d 'Show one user'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from user" -f -a "update" -d 'Grant or revoke superuser status (superusers only)'
@@ -762,27 +806,30 @@ complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_f
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from project" -f -a "update" -d 'Change a project\'s title, members or indices (only the given ones)'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from project" -f -a "delete" -d 'Delete a project and all its resources'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from project" -f -a "indices" -d 'The project\'s indices'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "list" -d 'List the project\'s resources of this kind'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "show" -d 'Show one'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "delete" -d 'Delete one'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "bulk-delete" -d 'Delete several at once (ids of other projects are skipped)'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "create" -d 'Create a regex tagger'
-complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "list" -d 'List a project\'s regex taggers'
-complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "show" -d 'Show a regex tagger'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "update" -d 'Change a regex tagger (only the given settings)'
-complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "delete" -d 'Delete a regex tagger'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "tag-text" -d 'Tag one text'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "tag" -d 'Tag a JSONL stream from stdin (texts or documents), one result line per input line'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger" -f -a "multitag" -d 'Run several taggers (default: all of the project) over one text'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "list" -d 'List the project\'s resources of this kind'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "show" -d 'Show one'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "delete" -d 'Delete one'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "bulk-delete" -d 'Delete several at once (ids of other projects are skipped)'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "create" -d 'Create a regex tagger group'
-complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "list" -d 'List a project\'s groups'
-complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "show" -d 'Show a group'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "update" -d 'Change a group\'s description or members'
-complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "delete" -d 'Delete a group'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "tag-text" -d 'Tag one text with every member'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "tag" -d 'Tag a JSONL stream from stdin with every member'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "apply" -d 'Add a fact per member match to every matching document of the indices (a task)'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "list" -d 'List the project\'s resources of this kind'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "show" -d 'Show one'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "delete" -d 'Delete one'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "bulk-delete" -d 'Delete several at once (ids of other projects are skipped)'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "create" -d 'Create an anonymizer'
-complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "list" -d 'List a project\'s anonymizers'
-complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "show" -d 'Show an anonymizer'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "update" -d 'Change an anonymizer (only the given settings)'
-complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "delete" -d 'Delete an anonymizer'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "text" -d 'Anonymize one text'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "run" -d 'Anonymize a JSONL stream of texts from stdin, one output line per input line'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from mlp" -f -a "bench" -d 'Acceptance figures (mlp.md §11): tag/lemma accuracy and agreement with the peers, language detection, throughput; exits non-zero when a figure misses its target. scripts/bench/mlp/run.sh runs the whole benchmark'

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The project's test command: builds ta and runs every test suite (unit, engine
-# conformance, HTTP conformance against a real `ta serve`, HTTP API, CLI), then prints
-# one closing `N passed, M failed` line for the whole run.
+# conformance, HTTP conformance against a real `ta serve`, HTTP API, CLI), then the web GUI's
+# tests (pure modules with Node's test runner, and the end-to-end scenarios in Debian's
+# chromium, gui/e2e/run.sh), and prints one closing `N passed, M failed, K skipped` line for
+# the whole run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TA_PASSWORD_ITERATIONS="${TA_PASSWORD_ITERATIONS:-1000}"
@@ -9,6 +11,23 @@ mkdir -p target
 cargo build --locked || exit 1
 cargo test --locked --no-fail-fast -- --test-threads=2 --show-output 2>&1 | tee target/test.log
 status=${PIPESTATUS[0]}
-awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
-     END { printf "%d passed, %d failed\n", p, f }' target/test.log
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  gui/e2e/run.sh target/debug/ta 2>&1 | tee target/gui-test.log
+  gui_status=${PIPESTATUS[0]}
+  [ "$gui_status" = 0 ] || status=$gui_status
+else
+  echo "GUI tests skipped: node and npm are needed" >&2
+  echo "# skipped 1" > target/gui-test.log
+fi
+# A test that could not run its check (no language data, no ../shared) prints one line
+# starting with "skipped:" and passes; it is counted as skipped, not passed. Node's runner
+# closes each run with "# pass N", "# fail N" and "# skipped N".
+awk '
+  FNR == 1 { gui = (FILENAME ~ /gui-test/) }
+  !gui && /^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+  !gui && /^skipped:/ { s++; p-- }
+  gui && /^# pass / { p += $3 }
+  gui && /^# fail / { f += $3 }
+  gui && /^# skipped / { s += $3 }
+  END { printf "%d passed, %d failed, %d skipped\n", p, f, s }' target/test.log target/gui-test.log
 exit "$status"

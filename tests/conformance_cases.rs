@@ -1,4 +1,4 @@
-//! Replays the reference-generated engine cases (`../shared/conformance/regex_tagger.jsonl`,
+//! Replays the reference-generated engine cases (`tests/conformance/regex_tagger.jsonl`,
 //! `regex_tagger_group.jsonl`, `anonymizer.jsonl`) through the HTTP API of a real
 //! `ta serve`: a fresh project per case, the case's taggers/groups/anonymizer created over
 //! HTTP, the endpoint called, and the response compared with the expected JSON.
@@ -8,7 +8,7 @@ use common::Server;
 use serde_json::{json, Value};
 
 fn cases(file: &str) -> Vec<Value> {
-    let path = format!("{}/../shared/conformance/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/tests/conformance/{file}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{path}: {e}"))
         .lines()

@@ -1,4 +1,4 @@
-//! Replays `shared/conformance/http/scenarios.json` against one fresh `ta serve`, exactly
+//! Replays `tests/conformance/http/scenarios.json` (a copy of `shared/conformance/http/`) against one fresh `ta serve`, exactly
 //! as `shared/conformance/http/README.md` describes: scenarios in file order sharing one
 //! variable store, `{placeholder}` substitution (whole-string placeholders keep their JSON
 //! type), `save`, `poll`, JSON / form / multipart / raw bodies, and every `expect_*` kind
@@ -58,7 +58,7 @@ const GATED: &[&str] = &[
 ];
 
 fn scenarios_path() -> String {
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conformance/http/scenarios.json").to_string()
+    concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/http/scenarios.json").to_string()
 }
 
 /// The first gated, not implemented segment among the scenario's step paths.

@@ -943,6 +943,47 @@ fn body_over_upload_limit_is_413() {
     s.login("admin", ADMIN_PASSWORD);
 }
 
+#[test]
+fn json_bodies_have_their_own_smaller_limit() {
+    let s = Server::start_env(&[("TA_MAX_BODY", "1000")]);
+    let big = json!({"username": "admin", "password": "x".repeat(2000)});
+    s.post("/rest-auth/login/", None, &big).expect(
+        413,
+        detail("Request body exceeds the limit of 1000 bytes for JSON and form bodies (TA_MAX_BODY); send files as multipart uploads."),
+    );
+    s.login("admin", ADMIN_PASSWORD);
+}
+
+/// Hostile input answers 400 and the server goes on: a lexicon entry nested 20,000 deep
+/// (it overflowed the parser's stack), JSON nested past serde's limit, and `[[:]`, which the
+/// reference reads as the set of `[` and `:`.
+#[test]
+fn hostile_input_is_a_400_not_a_crash() {
+    let s = Server::start();
+    let t = s.admin_token();
+    let pk = s.create_project(&t, "Hostile", &[])["id"].as_i64().unwrap();
+    let url = format!("/projects/{pk}/regex_taggers/");
+    let deep = format!("{}a{}", "(".repeat(20_000), ")".repeat(20_000));
+    let r = s.post(&url, Some(&t), &json!({"description": "deep", "lexicon": [deep]}));
+    assert_eq!(r.status, 400, "{}", r.text);
+    assert!(r.text.contains("pattern nested too deeply"), "{}", r.text);
+    let nested = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let r = Resp::from(
+        s.request("POST", &url)
+            .header("Authorization", format!("Token {t}"))
+            .header("Content-Type", "application/json")
+            .body(format!("{{\"description\": \"x\", \"lexicon\": {nested}}}"))
+            .send()
+            .unwrap(),
+    );
+    assert_eq!(r.status, 400, "{}", r.text);
+    assert!(r.text.contains("recursion limit exceeded"), "{}", r.text);
+    let created = s.post(&url, Some(&t), &json!({"description": "set", "lexicon": ["[[:]"]})).ok(201);
+    let id = created["id"].as_i64().unwrap();
+    s.post(&format!("{url}{id}/tag_text/"), Some(&t), &json!({"text": "a: b"})).ok(200);
+    s.get("/health/", None).ok(200);
+}
+
 // ---------------------------------------------------------------------------------------
 // Tasks (ta extension)
 // ---------------------------------------------------------------------------------------

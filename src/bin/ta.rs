@@ -17,6 +17,19 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 fn main() {
     // SAFETY: sets a plain integer option, before any other thread exists.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 10_000) };
+    // A panic is a bug: say so on one line (a server goes on serving other requests; the
+    // CLI exits 1) instead of the default multi-line report.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| info.payload().downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("panic");
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("ta: internal error: {msg}{at}");
+    }));
     let cli = ta::commands::Cli::parse();
-    std::process::exit(ta::commands::run(cli));
+    let code = std::panic::catch_unwind(|| ta::commands::run(cli)).unwrap_or(1);
+    std::process::exit(code);
 }

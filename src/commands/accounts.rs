@@ -9,8 +9,10 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct RegisterArgs {
+    /// User name
     #[arg(long)]
     pub username: String,
+    /// E-mail address
     #[arg(long, default_value = "")]
     pub email: String,
     /// Password [default: read from TA_PASSWORD]
@@ -20,6 +22,7 @@ pub struct RegisterArgs {
 
 #[derive(Args, Debug)]
 pub struct LoginArgs {
+    /// User name
     #[arg(long)]
     pub username: String,
     /// Password [default: read from TA_PASSWORD]
@@ -32,15 +35,23 @@ pub enum UserCmd {
     /// List users (superusers see everyone)
     List,
     /// Show one user
-    Show { id: i64 },
+    Show {
+        /// User id
+        id: i64,
+    },
     /// Grant or revoke superuser status (superusers only)
     Update {
+        /// Id of the resource
         id: i64,
+        /// Grant (true) or revoke (false) superuser status
         #[arg(long)]
         superuser: bool,
     },
     /// Delete a user (superusers only)
-    Delete { id: i64 },
+    Delete {
+        /// User id
+        id: i64,
+    },
 }
 
 /// What `ta login --server` remembers.
@@ -109,9 +120,7 @@ pub fn login(cli: &Cli, a: &LoginArgs) -> Result<Option<Value>> {
 }
 
 pub fn logout(t: &Target) -> Result<Option<Value>> {
-    let out = t.call("POST", "/rest-auth/logout/", Some(&json!({})), |e, ctx| {
-        e.logout(Some(&ctx.user), None)
-    })?;
+    let out = t.request("POST", "/rest-auth/logout/", Some(&json!({})))?;
     if let Target::Remote(_) = t {
         store_login(None)?;
     }
@@ -120,16 +129,14 @@ pub fn logout(t: &Target) -> Result<Option<Value>> {
 
 pub fn user(t: &Target, c: &UserCmd) -> Result<Option<Value>> {
     match c {
-        UserCmd::List => t.call("GET", "/users/", None, |e, ctx| e.list_users(ctx)),
-        UserCmd::Show { id } => t.call("GET", &format!("/users/{id}/"), None, |e, ctx| e.get_user(ctx, *id)),
+        UserCmd::List => t.request("GET", "/users/", None),
+        UserCmd::Show { id } => t.request("GET", &format!("/users/{id}/"), None),
         UserCmd::Update { id, superuser } => {
             let body = json!({"is_superuser": superuser});
-            t.call("PATCH", &format!("/users/{id}/"), Some(&body), |e, ctx| {
-                e.update_user(ctx, *id, &body)
-            })
+            t.request("PATCH", &format!("/users/{id}/"), Some(&body))
         }
         UserCmd::Delete { id } => {
-            t.call("DELETE", &format!("/users/{id}/"), None, |e, ctx| e.delete_user(ctx, *id))?;
+            t.request("DELETE", &format!("/users/{id}/"), None)?;
             return Ok(None);
         }
     }

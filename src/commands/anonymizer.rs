@@ -1,30 +1,35 @@
 //! `ta anonymizer ...`: manage anonymizers, anonymize one text, or a JSONL stream.
-use super::regex::{project_for, ProjectFlag};
+use super::resources::{project_for, ProjectFlag, StandardCmd};
 use super::{batch, Target};
 use crate::engine::anonymizers::draw_replacers;
 use crate::engine::error::{Error, Result};
 use crate::engine::lines::BatchItem;
 use crate::engine::resources::Kind;
-use crate::engine::validate::Mode;
 use clap::{Args, Subcommand};
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct AnonymizerArgs {
+    /// Description (also the tag a tagger assigns)
     #[arg(long)]
     pub description: Option<String>,
+    /// Also replace misspelled forms of the names
     #[arg(long)]
     pub replace_misspelled_names: Option<bool>,
+    /// Also replace last names standing alone
     #[arg(long)]
     pub replace_single_last_names: Option<bool>,
+    /// Also replace first names standing alone
     #[arg(long)]
     pub replace_single_first_names: Option<bool>,
+    /// Similarity (0 to 1) from which a word counts as a misspelled name
     #[arg(long)]
     pub misspelling_threshold: Option<f64>,
+    /// Give the initials the casing of the replaced name
     #[arg(long)]
     pub mimic_casing: Option<bool>,
+    /// Raise the threshold for short names
     #[arg(long)]
     pub auto_adjust_threshold: Option<bool>,
 }
@@ -44,41 +49,30 @@ pub struct NameArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum AnonymizerCmd {
+    #[command(flatten)]
+    Standard(StandardCmd),
     /// Create an anonymizer
     Create {
+        /// Project id
         #[arg(long)]
         project: i64,
         #[command(flatten)]
         args: AnonymizerArgs,
-    },
-    /// List a project's anonymizers
-    List {
-        #[arg(long)]
-        project: i64,
-    },
-    /// Show an anonymizer
-    Show {
-        id: i64,
-        #[command(flatten)]
-        p: ProjectFlag,
     },
     /// Change an anonymizer (only the given settings)
     Update {
+        /// Id of the resource
         id: i64,
         #[command(flatten)]
         p: ProjectFlag,
         #[command(flatten)]
         args: AnonymizerArgs,
     },
-    /// Delete an anonymizer
-    Delete {
-        id: i64,
-        #[command(flatten)]
-        p: ProjectFlag,
-    },
     /// Anonymize one text
     Text {
+        /// Id of the resource
         id: i64,
+        /// The text
         text: String,
         #[command(flatten)]
         p: ProjectFlag,
@@ -87,6 +81,7 @@ pub enum AnonymizerCmd {
     },
     /// Anonymize a JSONL stream of texts from stdin, one output line per input line
     Run {
+        /// Id of the resource
         id: i64,
         #[command(flatten)]
         p: ProjectFlag,
@@ -169,12 +164,10 @@ fn run_stream(t: &Target, pk: i64, id: i64, n: &NameArgs, consistent: bool) -> R
         if let Some(r) = &fixed {
             body["replacers"] = r.clone();
         }
-        let got = t.call(
+        let got = t.request(
             "POST",
             &format!("/projects/{pk}/anonymizers/{id}/anonymize_texts/"),
-            Some(&body),
-            |e, ctx| e.anonymize_texts(ctx, pk, id, &body),
-        )?;
+            Some(&body))?;
         for (i, v) in keep.into_iter().zip(got.as_array().cloned().unwrap_or_default()) {
             out[i] = v;
         }
@@ -184,37 +177,15 @@ fn run_stream(t: &Target, pk: i64, id: i64, n: &NameArgs, consistent: bool) -> R
 
 pub fn run(t: &Target, c: &AnonymizerCmd) -> Result<Option<Value>> {
     let out = match c {
+        AnonymizerCmd::Standard(c) => return super::resources::run(t, Kind::Anonymizer, c),
         AnonymizerCmd::Create { project, args } => {
             let b = settings_body(args);
-            t.call("POST", &format!("/projects/{project}/anonymizers/"), Some(&b), |e, ctx| {
-                e.create_anonymizer(ctx, *project, &b)
-            })?
-        }
-        AnonymizerCmd::List { project } => {
-            let q = BTreeMap::new();
-            t.call("GET", &format!("/projects/{project}/anonymizers/"), None, |e, ctx| {
-                e.list_anonymizers(ctx, *project, &q)
-            })?
-        }
-        AnonymizerCmd::Show { id, p } => {
-            let pk = project_for(t, p, Kind::Anonymizer, *id)?;
-            t.call("GET", &format!("/projects/{pk}/anonymizers/{id}/"), None, |e, ctx| {
-                e.get_anonymizer(ctx, pk, *id)
-            })?
+            t.request("POST", &format!("/projects/{project}/anonymizers/"), Some(&b))?
         }
         AnonymizerCmd::Update { id, p, args } => {
             let pk = project_for(t, p, Kind::Anonymizer, *id)?;
             let b = settings_body(args);
-            t.call("PATCH", &format!("/projects/{pk}/anonymizers/{id}/"), Some(&b), |e, ctx| {
-                e.update_anonymizer(ctx, pk, *id, &b, Mode::Partial)
-            })?
-        }
-        AnonymizerCmd::Delete { id, p } => {
-            let pk = project_for(t, p, Kind::Anonymizer, *id)?;
-            t.call("DELETE", &format!("/projects/{pk}/anonymizers/{id}/"), None, |e, ctx| {
-                e.delete_anonymizer(ctx, pk, *id)
-            })?;
-            return Ok(None);
+            t.request("PATCH", &format!("/projects/{pk}/anonymizers/{id}/"), Some(&b))?
         }
         AnonymizerCmd::Text { id, text, p, n } => {
             let pk = project_for(t, p, Kind::Anonymizer, *id)?;
@@ -222,12 +193,10 @@ pub fn run(t: &Target, c: &AnonymizerCmd) -> Result<Option<Value>> {
             if let Some(r) = replacers(n)? {
                 b["replacers"] = r;
             }
-            t.call(
+            t.request(
                 "POST",
                 &format!("/projects/{pk}/anonymizers/{id}/anonymize_text/"),
-                Some(&b),
-                |e, ctx| e.anonymize_text(ctx, pk, *id, &b),
-            )?
+                Some(&b))?
         }
         AnonymizerCmd::Run { id, p, n, consistent } => {
             let pk = project_for(t, p, Kind::Anonymizer, *id)?;

@@ -31,6 +31,7 @@ fn progress_bar() -> indicatif::ProgressBar {
 /// Up to `CHUNK` input lines in one buffer: `ends[i]` is where line `i` ends in `text`
 /// (line ends removed).
 struct Chunk {
+    /// The text
     text: String,
     ends: Vec<usize>,
 }

@@ -10,11 +10,13 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct ImportArgs {
+    /// Project id
     #[arg(long)]
     pub project: i64,
     /// Index to create (or add to)
     #[arg(long)]
     pub index: String,
+    /// Description (also the tag a tagger assigns)
     #[arg(long)]
     pub description: String,
     /// CSV field separator
@@ -26,6 +28,7 @@ pub struct ImportArgs {
 
 #[derive(Args, Debug)]
 pub struct SearchArgs {
+    /// Project id
     #[arg(long)]
     pub project: i64,
     /// Index to search (repeat for several) [default: all project indices]
@@ -42,8 +45,10 @@ pub struct SearchArgs {
 pub enum DocCmd {
     /// Store a document (JSON object) in an index; the index joins the project
     Put {
+        /// Project id
         #[arg(long)]
         project: i64,
+        /// Index name
         #[arg(long)]
         index: String,
         /// Document id [default: generated]
@@ -54,18 +59,24 @@ pub enum DocCmd {
     },
     /// Show a document
     Get {
+        /// Project id
         #[arg(long)]
         project: i64,
+        /// Index name
         #[arg(long)]
         index: String,
+        /// Id of the resource
         id: String,
     },
     /// Delete a document
     Delete {
+        /// Project id
         #[arg(long)]
         project: i64,
+        /// Index name
         #[arg(long)]
         index: String,
+        /// Id of the resource
         id: String,
     },
 }
@@ -75,30 +86,35 @@ pub enum IndexCmd {
     /// List the indices in the search store (superusers)
     List,
     /// Show an index
-    Show { id: i64 },
+    Show {
+        /// Index id
+        id: i64,
+    },
     /// Open or close an index (a closed index leaves project listings)
     Update {
+        /// Id of the resource
         id: i64,
         /// true to open, false to close
         #[arg(long, action = clap::ArgAction::Set)]
         open: bool,
     },
     /// Delete an index and all its documents
-    Delete { id: i64 },
+    Delete {
+        /// Index id
+        id: i64,
+    },
 }
 
 pub fn index(t: &Target, c: &IndexCmd) -> Result<Option<Value>> {
     let out = match c {
-        IndexCmd::List => t.call("GET", "/index/", None, |e, ctx| e.list_index_catalogue(ctx))?,
-        IndexCmd::Show { id } => t.call("GET", &format!("/index/{id}/"), None, |e, ctx| e.get_index(ctx, *id))?,
+        IndexCmd::List => t.request("GET", "/index/", None)?,
+        IndexCmd::Show { id } => t.request("GET", &format!("/index/{id}/"), None)?,
         IndexCmd::Update { id, open } => {
             let body = json!({ "is_open": open });
-            t.call("PATCH", &format!("/index/{id}/"), Some(&body), |e, ctx| {
-                e.update_index(ctx, *id, &body)
-            })?
+            t.request("PATCH", &format!("/index/{id}/"), Some(&body))?
         }
         IndexCmd::Delete { id } => {
-            t.call("DELETE", &format!("/index/{id}/"), None, |e, ctx| e.delete_index(ctx, *id))?;
+            t.request("DELETE", &format!("/index/{id}/"), None)?;
             return Ok(None);
         }
     };
@@ -150,7 +166,7 @@ pub fn search(t: &Target, a: &SearchArgs) -> Result<Option<Value>> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut left = a.limit.unwrap_or(usize::MAX);
     loop {
-        let page = t.call("POST", &path, Some(&body), |e, ctx| e.scroll(ctx, a.project, &body))?;
+        let page = t.request("POST", &path, Some(&body))?;
         for hit in page["documents"].as_array().into_iter().flatten().take(left) {
             let line = json!({"_index": hit["_index"], "_id": hit["_id"], "_source": hit["_source"]});
             writeln!(out, "{line}").map_err(Error::internal)?;
@@ -175,23 +191,17 @@ pub fn doc(t: &Target, c: &DocCmd) -> Result<Option<Value>> {
         } => {
             let source: Value = serde_json::from_str(source).map_err(|e| Error::BadRequest(format!("the document is not JSON: {e}")))?;
             let body = json!({"documents": [{"_index": index, "_id": id, "_source": source}]});
-            t.call("POST", &format!("/projects/{project}/elastic/documents/"), Some(&body), |e, ctx| {
-                e.insert_documents(ctx, *project, &body)
-            })?
+            t.request("POST", &format!("/projects/{project}/elastic/documents/"), Some(&body))?
         }
-        DocCmd::Get { project, index, id } => t.call(
+        DocCmd::Get { project, index, id } => t.request(
             "GET",
             &format!("/projects/{project}/elastic/documents/{index}/{id}/"),
-            None,
-            |e, ctx| e.get_document(ctx, *project, index, id),
-        )?,
+            None)?,
         DocCmd::Delete { project, index, id } => {
-            t.call(
+            t.request(
                 "DELETE",
                 &format!("/projects/{project}/elastic/documents/{index}/{id}/"),
-                None,
-                |e, ctx| e.delete_document(ctx, *project, index, id),
-            )?;
+                None)?;
             return Ok(None);
         }
     };

@@ -94,7 +94,7 @@ fn body(texts: &[String], a: &MlpArgs) -> Value {
 
 fn process(t: &Target, texts: &[String], a: &MlpArgs) -> Result<Vec<Value>> {
     let b = body(texts, a);
-    let out = t.call("POST", "/mlp/texts/", Some(&b), |e, ctx| e.mlp_texts(ctx, &b))?;
+    let out = t.request("POST", "/mlp/texts/", Some(&b))?;
     serde_json::from_value(out).map_err(Error::internal)
 }
 

@@ -11,14 +11,17 @@ mod output;
 mod progress;
 mod projects;
 mod regex;
+mod resources;
 mod system;
 
 use crate::engine::accounts::User;
 use crate::engine::error::{Error, Result};
+use crate::engine::operations::{self, Reply};
 use crate::engine::{Config, Ctx, Engine};
 use clap::{Parser, Subcommand};
 use client::Client;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -96,6 +99,9 @@ pub enum Command {
     /// Background tasks
     #[command(subcommand)]
     Task(system::TaskCmd),
+    /// Call any API operation by method and path (`ta api GET /projects/`); `ta api --list`
+    /// lists them
+    Api(system::ApiArgs),
     /// Print a shell completion script
     Completions(system::CompletionArgs),
 }
@@ -160,17 +166,23 @@ impl Target {
         }
     }
 
-    /// One operation, both ways: `local` calls the engine; otherwise `method path body`
-    /// goes to the server.
-    pub fn call<T: serde::Serialize>(
-        &self,
-        method: &str,
-        path: &str,
-        body: Option<&Value>,
-        local: impl FnOnce(&Arc<Engine>, &Ctx) -> Result<T>,
-    ) -> Result<Value> {
+    /// One operation of the catalogue, both ways: locally it runs in this process, remotely
+    /// `method path body` goes to the server. The same declared operation answers either
+    /// way, so local and remote output cannot differ.
+    pub fn request(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Value> {
         match self {
-            Target::Local { engine, ctx } => Ok(serde_json::to_value(local(engine, ctx)?).map_err(Error::internal)?),
+            Target::Local { engine, ctx } => {
+                let (path, query) = path.split_once('?').unwrap_or((path, ""));
+                let query: BTreeMap<String, String> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+                let method = operations::Method::parse(method).ok_or_else(Error::not_found)?;
+                let (op, _) = operations::find(method, path).ok_or_else(Error::not_found)?;
+                let empty = Value::Object(Default::default());
+                match operations::run_local(engine, Some(ctx), op, path, &query, body.unwrap_or(&empty))? {
+                    Reply::Json(v) | Reply::StartSession(v, _) | Reply::EndSession(v) => Ok(v),
+                    Reply::Empty => Ok(Value::Null),
+                    Reply::File { name, .. } => Err(Error::BadRequest(format!("{name} is a file: save it with the command that exports it"))),
+                }
+            }
             Target::Remote(c) => c.send(method, path, body),
         }
     }
@@ -201,7 +213,9 @@ pub fn run(cli: Cli) -> i32 {
         Ok(None) => 0,
         Err(e) => {
             eprintln!("ta: error: {}", output::error_line(&e));
-            exit_code(&e)
+            // Declared with each error variant (`Error::wire`): 1 other failure, 2 usage
+            // (clap), 3 invalid input (400), 4 not allowed (403), 5 not found (404), 6 too large.
+            e.exit_code()
         }
     }
 }
@@ -213,7 +227,7 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
         other => {
             let t = Target::resolve(cli)?;
             match other {
-                Command::Health => t.call("GET", "/health/", None, |e, _| e.health()).map(Some),
+                Command::Health => t.request("GET", "/health/", None).map(Some),
                 Command::Logout => accounts::logout(&t),
                 Command::User(c) => accounts::user(&t, c),
                 Command::Project(c) => projects::run(&t, c),
@@ -226,20 +240,41 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
                 Command::Doc(c) => indices::doc(&t, c),
                 Command::Index(c) => indices::index(&t, c),
                 Command::Task(c) => system::task(&t, c).map(Some),
+                Command::Api(a) => system::api(&t, a),
                 _ => unreachable!("handled above"),
             }
         }
     }
 }
 
-/// Exit codes: 1 other failure, 2 usage (clap), 3 invalid input (400), 4 not allowed
-/// (403), 5 not found (404), 6 too large (413).
-pub fn exit_code(e: &Error) -> i32 {
-    match e.status() {
-        400 => 3,
-        403 => 4,
-        404 => 5,
-        413 => 6,
-        _ => 1,
+
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// Every subcommand and every argument says what it is for (help text, completions and
+    /// the man page all show it).
+    #[test]
+    fn every_command_and_argument_has_help() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            let path = format!("{path} {}", cmd.get_name());
+            if cmd.get_about().is_none() {
+                missing.push(format!("{path}: no about"));
+            }
+            for arg in cmd.get_arguments() {
+                let builtin = matches!(arg.get_id().as_str(), "help" | "version");
+                if !builtin && arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} {}: no help", arg.get_id()));
+                }
+            }
+            for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+                walk(sub, &path, missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "", &mut missing);
+        assert!(missing.is_empty(), "{} without help:\n{}", missing.len(), missing.join("\n"));
     }
 }

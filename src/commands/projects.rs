@@ -1,10 +1,8 @@
 //! `ta project create|list|show|update|delete|indices`.
 use super::Target;
 use crate::engine::error::{Error, Result};
-use crate::engine::validate::Mode;
 use clap::{Args, Subcommand};
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
 
 #[derive(Subcommand, Debug)]
 pub enum ProjectCmd {
@@ -17,21 +15,32 @@ pub enum ProjectCmd {
         title: Option<String>,
     },
     /// Show one project
-    Show { id: i64 },
+    Show {
+        /// Project id
+        id: i64,
+    },
     /// Change a project's title, members or indices (only the given ones)
     Update {
+        /// Id of the resource
         id: i64,
         #[command(flatten)]
         args: ProjectArgs,
     },
     /// Delete a project and all its resources
-    Delete { id: i64 },
+    Delete {
+        /// Project id
+        id: i64,
+    },
     /// The project's indices
-    Indices { id: i64 },
+    Indices {
+        /// Project id
+        id: i64,
+    },
 }
 
 #[derive(Args, Debug)]
 pub struct ProjectArgs {
+    /// Project title
     #[arg(long)]
     pub title: Option<String>,
     /// Member user name (repeat for several)
@@ -44,7 +53,7 @@ pub struct ProjectArgs {
 
 /// Resolve user names to the user URLs the API takes.
 fn user_urls(t: &Target, names: &[String]) -> Result<Vec<String>> {
-    let users = t.call("GET", "/users/", None, |e, ctx| e.list_users(ctx))?;
+    let users = t.request("GET", "/users/", None)?;
     names
         .iter()
         .map(|n| {
@@ -75,10 +84,9 @@ pub fn run(t: &Target, c: &ProjectCmd) -> Result<Option<Value>> {
     let out = match c {
         ProjectCmd::Create(a) => {
             let b = body(t, a, true)?;
-            t.call("POST", "/projects/", Some(&b), |e, ctx| e.create_project(ctx, &b))?
+            t.request("POST", "/projects/", Some(&b))?
         }
         ProjectCmd::List { title } => {
-            let q: BTreeMap<String, String> = title.iter().map(|t| ("title".to_string(), t.clone())).collect();
             let path = match title {
                 Some(t) => format!(
                     "/projects/?title={}",
@@ -86,22 +94,18 @@ pub fn run(t: &Target, c: &ProjectCmd) -> Result<Option<Value>> {
                 ),
                 None => "/projects/".into(),
             };
-            t.call("GET", &path, None, |e, ctx| e.list_projects(ctx, &q))?
+            t.request("GET", &path, None)?
         }
-        ProjectCmd::Show { id } => t.call("GET", &format!("/projects/{id}/"), None, |e, ctx| e.get_project(ctx, *id))?,
+        ProjectCmd::Show { id } => t.request("GET", &format!("/projects/{id}/"), None)?,
         ProjectCmd::Update { id, args } => {
             let b = body(t, args, false)?;
-            t.call("PATCH", &format!("/projects/{id}/"), Some(&b), |e, ctx| {
-                e.update_project(ctx, *id, &b, Mode::Partial)
-            })?
+            t.request("PATCH", &format!("/projects/{id}/"), Some(&b))?
         }
         ProjectCmd::Delete { id } => {
-            t.call("DELETE", &format!("/projects/{id}/"), None, |e, ctx| e.delete_project(ctx, *id))?;
+            t.request("DELETE", &format!("/projects/{id}/"), None)?;
             return Ok(None);
         }
-        ProjectCmd::Indices { id } => t.call("GET", &format!("/projects/{id}/get_indices/"), None, |e, ctx| {
-            e.get_project_indices(ctx, *id)
-        })?,
+        ProjectCmd::Indices { id } => t.request("GET", &format!("/projects/{id}/get_indices/"), None)?,
     };
     Ok(Some(out))
 }

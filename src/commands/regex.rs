@@ -1,17 +1,18 @@
 //! `ta regex-tagger ...` and `ta regex-tagger-group ...`: manage taggers and groups, tag
 //! one text, or tag a JSONL stream.
+use super::resources::{self, project_for, ProjectFlag, StandardCmd};
 use super::{batch, Target};
 use crate::engine::error::{Error, Result};
 use crate::engine::lines::BatchItem;
+use crate::engine::regex_taggers::RegexTaggerGroups;
 use crate::engine::resources::Kind;
-use crate::engine::validate::Mode;
 use clap::{Args, Subcommand};
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 #[derive(Args, Debug, Default)]
 pub struct TaggerArgs {
+    /// Description (also the tag a tagger assigns)
     #[arg(long)]
     pub description: Option<String>,
     /// Lexicon entry (word, phrase or regex); repeat for several
@@ -32,32 +33,32 @@ pub struct TaggerArgs {
     /// prefix | exact | subword
     #[arg(long)]
     pub match_type: Option<String>,
+    /// Share of the lexicon entries that must match (operator "and"), 0 to 1
     #[arg(long)]
     pub required_words: Option<f64>,
+    /// Words allowed between the words of a phrase
     #[arg(long, allow_hyphen_values = true)]
     pub phrase_slop: Option<i64>,
+    /// Words allowed between a counter-lexicon entry and a match
     #[arg(long, allow_hyphen_values = true)]
     pub counter_slop: Option<i64>,
+    /// Character edits allowed per lexicon entry (fuzzy matching)
     #[arg(long, allow_hyphen_values = true)]
     pub n_allowed_edits: Option<i64>,
+    /// Return fuzzy matches as they appear in the text
     #[arg(long)]
     pub return_fuzzy_match: Option<bool>,
+    /// Match regardless of letter case
     #[arg(long)]
     pub ignore_case: Option<bool>,
+    /// Ignore punctuation between the words of a phrase
     #[arg(long)]
     pub ignore_punctuation: Option<bool>,
 }
 
-/// Which project: given, or the one holding the resource.
-#[derive(Args, Debug)]
-pub struct ProjectFlag {
-    /// Project id [default: the project holding the resource]
-    #[arg(long)]
-    pub project: Option<i64>,
-}
-
 #[derive(Args, Debug)]
 pub struct BatchArgs {
+    /// Id of the resource
     pub id: i64,
     /// Document field to tag (dotted path; repeat for several). Lines that are JSON
     /// objects are documents; other lines are texts.
@@ -67,41 +68,30 @@ pub struct BatchArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum TaggerCmd {
+    #[command(flatten)]
+    Standard(StandardCmd),
     /// Create a regex tagger
     Create {
+        /// Project id
         #[arg(long)]
         project: i64,
         #[command(flatten)]
         args: TaggerArgs,
-    },
-    /// List a project's regex taggers
-    List {
-        #[arg(long)]
-        project: i64,
-    },
-    /// Show a regex tagger
-    Show {
-        id: i64,
-        #[command(flatten)]
-        p: ProjectFlag,
     },
     /// Change a regex tagger (only the given settings)
     Update {
+        /// Id of the resource
         id: i64,
         #[command(flatten)]
         p: ProjectFlag,
         #[command(flatten)]
         args: TaggerArgs,
     },
-    /// Delete a regex tagger
-    Delete {
-        id: i64,
-        #[command(flatten)]
-        p: ProjectFlag,
-    },
     /// Tag one text
     TagText {
+        /// Id of the resource
         id: i64,
+        /// The text
         text: String,
         #[command(flatten)]
         p: ProjectFlag,
@@ -115,58 +105,51 @@ pub enum TaggerCmd {
     },
     /// Run several taggers (default: all of the project) over one text
     Multitag {
+        /// Project id
         #[arg(long)]
         project: i64,
         /// Tagger id; repeat for several
         #[arg(long = "tagger")]
         taggers: Vec<i64>,
+        /// The text
         text: String,
     },
 }
 
 #[derive(Subcommand, Debug)]
 pub enum GroupCmd {
+    #[command(flatten)]
+    Standard(StandardCmd),
     /// Create a regex tagger group
     Create {
+        /// Project id
         #[arg(long)]
         project: i64,
+        /// Description (also the tag a tagger assigns)
         #[arg(long)]
         description: String,
         /// Member tagger id; repeat for several
         #[arg(long = "tagger")]
         taggers: Vec<i64>,
     },
-    /// List a project's groups
-    List {
-        #[arg(long)]
-        project: i64,
-    },
-    /// Show a group
-    Show {
-        id: i64,
-        #[command(flatten)]
-        p: ProjectFlag,
-    },
     /// Change a group's description or members
     Update {
+        /// Id of the resource
         id: i64,
         #[command(flatten)]
         p: ProjectFlag,
+        /// Description (also the tag a tagger assigns)
         #[arg(long)]
         description: Option<String>,
         /// Member tagger id (replaces the member set); repeat for several
         #[arg(long = "tagger")]
         taggers: Vec<i64>,
     },
-    /// Delete a group
-    Delete {
-        id: i64,
-        #[command(flatten)]
-        p: ProjectFlag,
-    },
     /// Tag one text with every member
     TagText {
+        /// Id of the resource
         id: i64,
+        /// The text
         text: String,
         #[command(flatten)]
         p: ProjectFlag,
@@ -180,6 +163,7 @@ pub enum GroupCmd {
     },
     /// Add a fact per member match to every matching document of the indices (a task)
     Apply {
+        /// Id of the resource
         id: i64,
         #[command(flatten)]
         p: ProjectFlag,
@@ -239,26 +223,6 @@ fn tagger_body(a: &TaggerArgs) -> Result<Value> {
     Ok(Value::Object(m))
 }
 
-/// The project holding resource `id` when `--project` is not given.
-pub fn project_for(t: &Target, p: &ProjectFlag, kind: Kind, id: i64) -> Result<i64> {
-    if let Some(pk) = p.project {
-        return Ok(pk);
-    }
-    match t {
-        Target::Local { engine, ctx } => engine.project_of(ctx, kind, id),
-        Target::Remote(c) => {
-            let projects = c.send("GET", "/projects/", None)?;
-            projects
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|p| p["id"].as_i64())
-                .find(|pk| c.send("GET", &format!("/projects/{pk}/{}/{id}/", kind.route()), None).is_ok())
-                .ok_or_else(Error::not_found)
-        }
-    }
-}
-
 /// Tag a stream: locally through the engine's parallel batch, remotely one request per
 /// line (in parallel) to the same endpoints a single tag uses.
 fn tag_stream(t: &Target, kind: Kind, pk: i64, b: &BatchArgs) -> Result<()> {
@@ -286,46 +250,24 @@ fn tag_stream(t: &Target, kind: Kind, pk: i64, b: &BatchArgs) -> Result<()> {
 }
 
 pub fn tagger(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
-    let empty = BTreeMap::new();
     let out = match c {
+        TaggerCmd::Standard(c) => return resources::run(t, Kind::RegexTagger, c),
         TaggerCmd::Create { project, args } => {
             let b = tagger_body(args)?;
-            t.call("POST", &format!("/projects/{project}/regex_taggers/"), Some(&b), |e, ctx| {
-                e.create_regex_tagger(ctx, *project, &b)
-            })?
-        }
-        TaggerCmd::List { project } => t.call("GET", &format!("/projects/{project}/regex_taggers/"), None, |e, ctx| {
-            e.list_regex_taggers(ctx, *project, &empty)
-        })?,
-        TaggerCmd::Show { id, p } => {
-            let pk = project_for(t, p, Kind::RegexTagger, *id)?;
-            t.call("GET", &format!("/projects/{pk}/regex_taggers/{id}/"), None, |e, ctx| {
-                e.get_regex_tagger(ctx, pk, *id)
-            })?
+            t.request("POST", &format!("/projects/{project}/regex_taggers/"), Some(&b))?
         }
         TaggerCmd::Update { id, p, args } => {
             let pk = project_for(t, p, Kind::RegexTagger, *id)?;
             let b = tagger_body(args)?;
-            t.call("PATCH", &format!("/projects/{pk}/regex_taggers/{id}/"), Some(&b), |e, ctx| {
-                e.update_regex_tagger(ctx, pk, *id, &b, Mode::Partial)
-            })?
-        }
-        TaggerCmd::Delete { id, p } => {
-            let pk = project_for(t, p, Kind::RegexTagger, *id)?;
-            t.call("DELETE", &format!("/projects/{pk}/regex_taggers/{id}/"), None, |e, ctx| {
-                e.delete_regex_tagger(ctx, pk, *id)
-            })?;
-            return Ok(None);
+            t.request("PATCH", &format!("/projects/{pk}/regex_taggers/{id}/"), Some(&b))?
         }
         TaggerCmd::TagText { id, text, p } => {
             let pk = project_for(t, p, Kind::RegexTagger, *id)?;
             let b = json!({"text": text});
-            t.call(
+            t.request(
                 "POST",
                 &format!("/projects/{pk}/regex_taggers/{id}/tag_text/"),
-                Some(&b),
-                |e, ctx| e.regex_tag_text(ctx, pk, *id, &b),
-            )?
+                Some(&b))?
         }
         TaggerCmd::Tag { b, p } => {
             let pk = project_for(t, p, Kind::RegexTagger, b.id)?;
@@ -334,38 +276,25 @@ pub fn tagger(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
         }
         TaggerCmd::Multitag { project, taggers, text } => {
             let b = json!({"text": text, "taggers": taggers});
-            t.call(
+            t.request(
                 "POST",
                 &format!("/projects/{project}/regex_taggers/multitag_text/"),
-                Some(&b),
-                |e, ctx| e.regex_multitag_text(ctx, *project, &b),
-            )?
+                Some(&b))?
         }
     };
     Ok(Some(out))
 }
 
 pub fn group(t: &Target, c: &GroupCmd) -> Result<Option<Value>> {
-    let empty = BTreeMap::new();
     let out = match c {
+        GroupCmd::Standard(c) => return resources::run(t, Kind::RegexTaggerGroup, c),
         GroupCmd::Create {
             project,
             description,
             taggers,
         } => {
             let b = json!({"description": description, "regex_taggers": taggers});
-            t.call("POST", &format!("/projects/{project}/regex_tagger_groups/"), Some(&b), |e, ctx| {
-                e.create_regex_tagger_group(ctx, *project, &b)
-            })?
-        }
-        GroupCmd::List { project } => t.call("GET", &format!("/projects/{project}/regex_tagger_groups/"), None, |e, ctx| {
-            e.list_regex_tagger_groups(ctx, *project, &empty)
-        })?,
-        GroupCmd::Show { id, p } => {
-            let pk = project_for(t, p, Kind::RegexTaggerGroup, *id)?;
-            t.call("GET", &format!("/projects/{pk}/regex_tagger_groups/{id}/"), None, |e, ctx| {
-                e.get_regex_tagger_group(ctx, pk, *id)
-            })?
+            t.request("POST", &format!("/projects/{project}/regex_tagger_groups/"), Some(&b))?
         }
         GroupCmd::Update {
             id,
@@ -382,26 +311,15 @@ pub fn group(t: &Target, c: &GroupCmd) -> Result<Option<Value>> {
                 m.insert("regex_taggers".into(), json!(taggers));
             }
             let b = Value::Object(m);
-            t.call("PATCH", &format!("/projects/{pk}/regex_tagger_groups/{id}/"), Some(&b), |e, ctx| {
-                e.update_regex_tagger_group(ctx, pk, *id, &b, Mode::Partial)
-            })?
-        }
-        GroupCmd::Delete { id, p } => {
-            let pk = project_for(t, p, Kind::RegexTaggerGroup, *id)?;
-            t.call("DELETE", &format!("/projects/{pk}/regex_tagger_groups/{id}/"), None, |e, ctx| {
-                e.delete_regex_tagger_group(ctx, pk, *id)
-            })?;
-            return Ok(None);
+            t.request("PATCH", &format!("/projects/{pk}/regex_tagger_groups/{id}/"), Some(&b))?
         }
         GroupCmd::TagText { id, text, p } => {
             let pk = project_for(t, p, Kind::RegexTaggerGroup, *id)?;
             let b = json!({"text": text});
-            t.call(
+            t.request(
                 "POST",
                 &format!("/projects/{pk}/regex_tagger_groups/{id}/tag_text/"),
-                Some(&b),
-                |e, ctx| e.group_tag_text(ctx, pk, *id, &b),
-            )?
+                Some(&b))?
         }
         GroupCmd::Tag { b, p } => {
             let pk = project_for(t, p, Kind::RegexTaggerGroup, b.id)?;
@@ -426,7 +344,7 @@ pub fn group(t: &Target, c: &GroupCmd) -> Result<Option<Value>> {
             let done = match t {
                 Target::Local { engine, ctx } => {
                     engine.start_apply_tagger_group(ctx, pk, *id, &body, Some(super::progress::observer()))?;
-                    serde_json::to_value(engine.get_regex_tagger_group(ctx, pk, *id)?).map_err(Error::internal)?
+                    serde_json::to_value(engine.get_of::<RegexTaggerGroups>(ctx, pk, *id)?).map_err(Error::internal)?
                 }
                 Target::Remote(c) => {
                     c.send("POST", &format!("{group}apply_tagger_group/"), Some(&body))?;

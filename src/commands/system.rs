@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
+    /// Address to listen on
     #[arg(long, default_value = "127.0.0.1", env = "TA_HOST")]
     pub host: String,
     /// Port (0 picks a free one; the chosen address is printed)
@@ -19,11 +20,15 @@ pub enum TaskCmd {
     /// Tasks visible to you
     List,
     /// One task
-    Show { id: i64 },
+    Show {
+        /// Task id
+        id: i64,
+    },
 }
 
 #[derive(Args, Debug)]
 pub struct CompletionArgs {
+    /// The shell: bash, zsh, fish, powershell or elvish
     pub shell: clap_complete::Shell,
 }
 
@@ -47,6 +52,11 @@ pub fn serve(cli: &Cli, a: &ServeArgs) -> Result<Option<Value>> {
     // Load the language data while the server starts, so the first request need not wait,
     // and merge what imports by earlier commands left in many segments.
     let warm = engine.clone();
+    match engine.sweep_uploads() {
+        Ok(0) => {}
+        Ok(n) => eprintln!("ta: removed {n} upload(s) left by an earlier run"),
+        Err(e) => eprintln!("ta: warning: cannot clean the upload directory: {e}"),
+    }
     std::thread::spawn(move || {
         if let Err(e) = warm.start_search_merges() {
             eprintln!("ta: warning: index merges could not start: {e}");
@@ -66,12 +76,46 @@ pub fn serve(cli: &Cli, a: &ServeArgs) -> Result<Option<Value>> {
 
 pub fn task(t: &Target, c: &TaskCmd) -> Result<Value> {
     match c {
-        TaskCmd::List => t.call("GET", "/tasks/", None, |e, ctx| e.list_tasks(ctx)),
-        TaskCmd::Show { id } => t.call("GET", &format!("/tasks/{id}/"), None, |e, ctx| e.get_task(ctx, *id)),
+        TaskCmd::List => t.request("GET", "/tasks/", None),
+        TaskCmd::Show { id } => t.request("GET", &format!("/tasks/{id}/"), None),
     }
 }
 
 pub fn completions(a: &CompletionArgs) -> Result<Option<Value>> {
     clap_complete::generate(a.shell, &mut Cli::command(), "ta", &mut std::io::stdout());
     Ok(None)
+}
+
+#[derive(Args, Debug)]
+pub struct ApiArgs {
+    /// HTTP method: GET, POST, PUT, PATCH or DELETE
+    #[arg(required_unless_present = "list")]
+    pub method: Option<String>,
+    /// Path under the API root, with ids filled in, e.g. /projects/1/regex_taggers/
+    #[arg(required_unless_present = "list")]
+    pub path: Option<String>,
+    /// Request body as JSON
+    #[arg(long)]
+    pub data: Option<String>,
+    /// List every operation (method, path template, summary) instead
+    #[arg(long)]
+    pub list: bool,
+}
+
+/// `ta api METHOD PATH [--data JSON]`: any declared operation, locally or on the server.
+pub fn api(t: &Target, a: &ApiArgs) -> Result<Option<Value>> {
+    if a.list {
+        let ops = crate::engine::operations::all()
+            .iter()
+            .map(|o| json!({"method": o.method.as_str(), "path": o.path, "summary": o.summary}))
+            .collect();
+        return Ok(Some(Value::Array(ops)));
+    }
+    let (method, path) = (a.method.as_deref().unwrap_or_default(), a.path.as_deref().unwrap_or_default());
+    let body = match &a.data {
+        Some(d) => Some(serde_json::from_str::<Value>(d).map_err(|e| Error::BadRequest(format!("--data is not JSON: {e}")))?),
+        None => None,
+    };
+    let out = t.request(method, path, body.as_ref())?;
+    Ok((!out.is_null()).then_some(out))
 }

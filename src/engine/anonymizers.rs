@@ -3,12 +3,13 @@
 use super::anonymizer::{Anonymizer, AnonymizerConfig, NameList};
 use super::error::{Error, Result};
 use super::regex_taggers::{MAX_TEXTS, TEXT};
-use super::resources::{resource_url, Kind, Page, Resource};
+use super::resources::{resource_url, Kind, Resource};
 use super::validate::{char_field, Form, List, Mode, Str};
+use super::kinds::ResourceKind;
 use super::{Ctx, Engine};
+use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 
 /// Most names per request.
 pub const MAX_NAMES: usize = 10_000;
@@ -20,7 +21,14 @@ pub struct AnonymizerOut {
     pub url: String,
     pub description: String,
     #[serde(flatten)]
-    #[schema(value_type = Object)]
+    pub config: AnonymizerConfig,
+}
+
+/// The body that creates or changes an anonymizer.
+#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct AnonymizerIn {
+    pub description: String,
+    #[serde(flatten)]
     pub config: AnonymizerConfig,
 }
 
@@ -87,66 +95,13 @@ fn replacer_error(e: super::anonymizer::ReplacerError) -> Error {
 }
 
 impl Engine {
-    fn render_anonymizer(&self, ctx: &Ctx, r: &Resource) -> AnonymizerOut {
+    pub(crate) fn render_anonymizer(&self, ctx: &Ctx, r: &Resource) -> AnonymizerOut {
         AnonymizerOut {
             id: r.id,
             url: resource_url(ctx, r.project_id, Kind::Anonymizer, r.id),
             description: r.description.clone(),
             config: serde_json::from_value(r.config.clone()).unwrap_or_default(),
         }
-    }
-
-    pub fn list_anonymizers(&self, ctx: &Ctx, pk: i64, q: &BTreeMap<String, String>) -> Result<Page<AnonymizerOut>> {
-        self.check_project_access(ctx, pk)?;
-        let (count, rows) = self.page_resources(Kind::Anonymizer, pk, q)?;
-        Ok(Page {
-            count,
-            results: rows.iter().map(|r| self.render_anonymizer(ctx, r)).collect(),
-        })
-    }
-
-    pub fn create_anonymizer(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<AnonymizerOut> {
-        self.check_project_access(ctx, pk)?;
-        let blank = Resource {
-            id: 0,
-            project_id: pk,
-            author_username: String::new(),
-            description: String::new(),
-            config: json!({}),
-            task_id: None,
-        };
-        let (description, cfg) = parse_anonymizer(body, Mode::Full, &blank)?;
-        let id = self.insert_resource(
-            Kind::Anonymizer,
-            ctx,
-            pk,
-            &description,
-            &serde_json::to_value(cfg).map_err(Error::internal)?,
-        )?;
-        self.get_anonymizer(ctx, pk, id)
-    }
-
-    pub fn get_anonymizer(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<AnonymizerOut> {
-        self.check_project_access(ctx, pk)?;
-        Ok(self.render_anonymizer(ctx, &self.resource(Kind::Anonymizer, pk, id)?))
-    }
-
-    pub fn update_anonymizer(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value, mode: Mode) -> Result<AnonymizerOut> {
-        self.check_project_access(ctx, pk)?;
-        let r = self.resource(Kind::Anonymizer, pk, id)?;
-        let (description, cfg) = parse_anonymizer(body, mode, &r)?;
-        self.update_resource(
-            Kind::Anonymizer,
-            id,
-            &description,
-            &serde_json::to_value(cfg).map_err(Error::internal)?,
-        )?;
-        self.get_anonymizer(ctx, pk, id)
-    }
-
-    pub fn delete_anonymizer(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<()> {
-        self.check_project_access(ctx, pk)?;
-        self.delete_resource(Kind::Anonymizer, pk, id)
     }
 
     fn anonymizer_config(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<AnonymizerConfig> {
@@ -183,6 +138,39 @@ impl Engine {
         Anonymizer::new(&cfg, &names)
             .anonymize_texts(&texts, consistent, replacers.as_deref())
             .map_err(replacer_error)
+    }
+}
+
+/// The anonymizer kind (`/projects/{pk}/anonymizers/`).
+pub struct Anonymizers;
+
+impl ResourceKind for Anonymizers {
+    const KIND: Kind = Kind::Anonymizer;
+    const NOUN: &'static str = "anonymizer";
+    type Out = AnonymizerOut;
+    type In = AnonymizerIn;
+
+    fn render(e: &Engine, ctx: &Ctx, r: &Resource) -> Result<AnonymizerOut> {
+        Ok(e.render_anonymizer(ctx, r))
+    }
+
+    fn create(e: &Arc<Engine>, ctx: &Ctx, pk: i64, body: &Value) -> Result<AnonymizerOut> {
+        let blank = Resource {
+            id: 0,
+            project_id: pk,
+            author_username: String::new(),
+            description: String::new(),
+            config: json!({}),
+            task_id: None,
+        };
+        let (description, cfg) = parse_anonymizer(body, Mode::Full, &blank)?;
+        let id = e.insert_resource(Kind::Anonymizer, ctx, pk, &description, &serde_json::to_value(cfg).map_err(Error::internal)?)?;
+        e.get_of::<Self>(ctx, pk, id)
+    }
+
+    fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
+        let (description, cfg) = parse_anonymizer(body, mode, r)?;
+        e.update_resource(Kind::Anonymizer, r.id, &description, &serde_json::to_value(cfg).map_err(Error::internal)?)
     }
 }
 

@@ -3,14 +3,14 @@
 //! rows; when done the index joins the project.
 use super::error::{Error, Result};
 use super::indices::check_index_name;
-use super::resources::{resource_url, Kind, Page, Resource};
+use super::resources::{resource_url, Kind, Resource};
 use super::search::{FileKind, NameRuleOrder};
 use super::tasks::{Observer, TaskOut};
 use super::validate::{Form, Mode, Str};
+use super::kinds::ResourceKind;
 use super::{Ctx, Engine};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -33,7 +33,7 @@ impl Upload {
         json!({ UPLOAD_MARKER: {"path": self.path, "file_name": self.file_name, "owned": self.owned} })
     }
 
-    fn from_value(v: &Value) -> Option<Upload> {
+    pub fn from_value(v: &Value) -> Option<Upload> {
         let u = v.get(UPLOAD_MARKER)?;
         Some(Upload {
             path: PathBuf::from(u.get("path")?.as_str()?),
@@ -73,12 +73,6 @@ fn stored(r: &Resource) -> Stored {
     serde_json::from_value(r.config.clone()).unwrap_or_default()
 }
 
-/// Remove the uploaded file of a deleted import's stored configuration (bulk delete).
-pub fn release_file(config: &Value) {
-    let s: Stored = serde_json::from_value(config.clone()).unwrap_or_default();
-    remove_owned(&s.file, s.owned);
-}
-
 fn remove_owned(file: &Path, owned: bool) {
     if owned {
         let _ = std::fs::remove_file(file);
@@ -116,7 +110,7 @@ impl Engine {
         Ok(dir)
     }
 
-    fn render_import(&self, ctx: &Ctx, r: &Resource) -> Result<DatasetImportOut> {
+    pub(crate) fn render_import(&self, ctx: &Ctx, r: &Resource) -> Result<DatasetImportOut> {
         let s = stored(r);
         Ok(DatasetImportOut {
             id: r.id,
@@ -132,20 +126,6 @@ impl Engine {
                 None => None,
             },
         })
-    }
-
-    pub fn list_dataset_imports(&self, ctx: &Ctx, pk: i64, q: &BTreeMap<String, String>) -> Result<Page<DatasetImportOut>> {
-        self.check_project_access(ctx, pk)?;
-        let (count, rows) = self.page_resources(Kind::DatasetImport, pk, q)?;
-        Ok(Page {
-            count,
-            results: rows.iter().map(|r| self.render_import(ctx, r)).collect::<Result<_>>()?,
-        })
-    }
-
-    /// POST dataset_imports/ — the import runs in the background.
-    pub fn create_dataset_import(self: &Arc<Self>, ctx: &Ctx, pk: i64, body: &Value) -> Result<DatasetImportOut> {
-        self.start_dataset_import(ctx, pk, body, None)
     }
 
     /// Validate, record the import and its task, and start the import: in the background,
@@ -191,19 +171,39 @@ impl Engine {
         self.set_resource_task(Kind::DatasetImport, id, task)?;
         let engine = self.clone();
         let foreground = observer.is_some();
-        let created = self.get_dataset_import(ctx, pk, id)?;
+        let created = self.get_of::<DatasetImports>(ctx, pk, id)?;
         self.run_task(task, Box::new(move |h| engine.run_import(pk, id, h)), observer);
         if foreground {
-            self.get_dataset_import(ctx, pk, id)
+            self.get_of::<DatasetImports>(ctx, pk, id)
         } else {
             Ok(created)
         }
     }
 
     /// The import job: stream the file into the index, record counts and row errors.
+    /// Removes every file left in the upload directory: uploads are removed when their import
+    /// ends, so what is there when `ta serve` starts (no import running) was left by a crash.
+    pub fn sweep_uploads(&self) -> Result<usize> {
+        let dir = self.upload_dir()?;
+        let mut removed = 0;
+        for entry in std::fs::read_dir(&dir).map_err(Error::internal)?.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_file()) && std::fs::remove_file(entry.path()).is_ok() {
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
+    /// Imports the uploaded file, then removes it (an upload is read once).
     fn run_import(&self, pk: i64, id: i64, h: &super::tasks::TaskHandle) -> Result<()> {
         let r = self.resource(Kind::DatasetImport, pk, id)?;
-        let mut s = stored(&r);
+        let s = stored(&r);
+        let result = self.import_upload(pk, id, &r, s.clone(), h);
+        remove_owned(&s.file, s.owned);
+        result
+    }
+
+    fn import_upload(&self, pk: i64, id: i64, r: &Resource, mut s: Stored, h: &super::tasks::TaskHandle) -> Result<()> {
         h.step("importing dataset")?;
         let kind = FileKind::from_file_name(&s.file_name);
         if kind == FileKind::Unknown {
@@ -232,37 +232,59 @@ impl Engine {
         h.set_total(stats.num_documents as i64)?;
         h.progress(stats.num_documents as i64, 100.0)
     }
+}
 
-    pub fn get_dataset_import(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<DatasetImportOut> {
-        self.check_project_access(ctx, pk)?;
-        self.render_import(ctx, &self.resource(Kind::DatasetImport, pk, id)?)
+/// The body that creates a dataset import (a multipart form; only `description` changes later).
+#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct DatasetImportIn {
+    pub description: String,
+    /// Index to import into (created when missing).
+    pub index: String,
+    /// CSV separator (default `,`).
+    pub separator: Option<String>,
+    /// The file: JSONL, CSV or Excel.
+    #[schema(value_type = String, format = Binary)]
+    pub file: String,
+}
+
+/// The dataset import kind (`/projects/{pk}/dataset_imports/`).
+pub struct DatasetImports;
+
+impl ResourceKind for DatasetImports {
+    const KIND: Kind = Kind::DatasetImport;
+    const NOUN: &'static str = "dataset import";
+    const UPLOAD: bool = true;
+    type Out = DatasetImportOut;
+    type In = DatasetImportIn;
+
+    fn render(e: &Engine, ctx: &Ctx, r: &Resource) -> Result<DatasetImportOut> {
+        e.render_import(ctx, r)
     }
 
-    /// PUT/PATCH — only `description` changes.
-    pub fn update_dataset_import(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value, mode: Mode) -> Result<DatasetImportOut> {
-        self.check_project_access(ctx, pk)?;
-        let r = self.resource(Kind::DatasetImport, pk, id)?;
+    /// The import runs in the background.
+    fn create(e: &Arc<Engine>, ctx: &Ctx, pk: i64, body: &Value) -> Result<DatasetImportOut> {
+        e.start_dataset_import(ctx, pk, body, None)
+    }
+
+    /// Only `description` changes.
+    fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
         let mut f = Form::new(body, mode)?;
         let description = f.string("description", Str::REQUIRED.max(1000));
         f.finish()?;
-        self.update_resource(Kind::DatasetImport, id, description.as_deref().unwrap_or(&r.description), &r.config)?;
-        self.get_dataset_import(ctx, pk, id)
+        e.update_resource(Kind::DatasetImport, r.id, description.as_deref().unwrap_or(&r.description), &r.config)
     }
 
-    /// DELETE — removes the record and its uploaded file; an unfinished import's index
-    /// leaves the project (its data stays in the store).
-    pub fn delete_dataset_import(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<()> {
-        self.check_project_access(ctx, pk)?;
-        let r = self.resource(Kind::DatasetImport, pk, id)?;
-        let s = stored(&r);
+    /// Removes the uploaded file; an unfinished import's index leaves the project (its data
+    /// stays in the store).
+    fn deleting(e: &Engine, r: &Resource) -> Result<()> {
+        let s = stored(r);
         let completed = match r.task_id {
-            Some(t) => self.task(t)?.is_some_and(|t| t.status == "completed"),
+            Some(t) => e.task(t)?.is_some_and(|t| t.status == "completed"),
             None => false,
         };
         if !completed {
-            self.remove_project_index(pk, &s.index)?;
+            e.remove_project_index(r.project_id, &s.index)?;
         }
-        self.delete_resource(Kind::DatasetImport, pk, id)?;
         remove_owned(&s.file, s.owned);
         Ok(())
     }

@@ -37,6 +37,30 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub const NOT_FOUND: &str = "Not found.";
 pub const NO_PERMISSION: &str = "You do not have permission to perform this action.";
 
+/// How one kind of error travels, stated once per variant: its HTTP status, the key its
+/// message sits under in the body (`None`: the body is the validation object itself), and
+/// the CLI's exit code. `status()`, `body()`, `exit_code()` and `from_wire()` derive from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wire {
+    pub status: u16,
+    pub key: Option<&'static str>,
+    pub exit_code: i32,
+}
+
+/// The variants in the order `from_wire` tries them: a body must have exactly the variant's
+/// key (or, for `Invalid`, be any other 400 body).
+const WIRES: [(fn(String) -> Error, Wire); 5] = [
+    (Error::BadRequest, Wire { status: 400, key: Some("detail"), exit_code: 3 }),
+    (Error::BadRequestError, Wire { status: 400, key: Some("error"), exit_code: 3 }),
+    (Error::Forbidden, Wire { status: 403, key: Some("detail"), exit_code: 4 }),
+    (Error::NotFound, Wire { status: 404, key: Some("detail"), exit_code: 5 }),
+    (Error::TooLarge, Wire { status: 413, key: Some("detail"), exit_code: 6 }),
+];
+const INVALID: Wire = Wire { status: 400, key: None, exit_code: 3 };
+const INTERNAL: Wire = Wire { status: 500, key: Some("detail"), exit_code: 1 };
+/// What a 500 says to clients; the real message is only logged.
+const INTERNAL_DETAIL: &str = "A server error occurred.";
+
 impl Error {
     pub fn not_found() -> Error {
         Error::NotFound(NOT_FOUND.into())
@@ -52,48 +76,89 @@ impl Error {
         Error::Internal(e.to_string())
     }
 
-    /// The status code class of this error (HTTP semantics, used by every face).
-    pub fn status(&self) -> u16 {
+    /// This error's wire declaration.
+    pub fn wire(&self) -> Wire {
+        let w = |i: usize| WIRES[i].1;
         match self {
-            Error::Invalid(_) | Error::BadRequest(_) | Error::BadRequestError(_) => 400,
-            Error::Forbidden(_) => 403,
-            Error::NotFound(_) => 404,
-            Error::TooLarge(_) => 413,
-            Error::Internal(_) => 500,
+            Error::Invalid(_) => INVALID,
+            Error::BadRequest(_) => w(0),
+            Error::BadRequestError(_) => w(1),
+            Error::Forbidden(_) => w(2),
+            Error::NotFound(_) => w(3),
+            Error::TooLarge(_) => w(4),
+            Error::Internal(_) => INTERNAL,
         }
+    }
+
+    /// The HTTP status of this error (used by every face).
+    pub fn status(&self) -> u16 {
+        self.wire().status
+    }
+
+    /// The CLI's exit code for this error.
+    pub fn exit_code(&self) -> i32 {
+        self.wire().exit_code
     }
 
     /// The response body as the reference renders it.
     pub fn body(&self) -> Value {
         match self {
             Error::Invalid(v) => v.clone(),
-            Error::BadRequestError(m) => json!({ "error": m }),
-            Error::Internal(_) => json!({ "detail": "A server error occurred." }),
-            Error::BadRequest(m) | Error::Forbidden(m) | Error::NotFound(m) | Error::TooLarge(m) => {
-                json!({ "detail": m })
+            Error::Internal(_) => json!({ "detail": INTERNAL_DETAIL }),
+            Error::BadRequest(m) | Error::BadRequestError(m) | Error::Forbidden(m) | Error::NotFound(m) | Error::TooLarge(m) => {
+                json!({ self.wire().key.unwrap_or("detail"): m })
             }
         }
     }
 
     /// Rebuild an error from a status and body received over the wire (remote CLI mode).
     pub fn from_wire(status: u16, body: Value) -> Error {
-        let detail = body.get("detail").and_then(Value::as_str).map(str::to_string);
-        match (status, detail) {
-            (403, Some(m)) => Error::Forbidden(m),
-            (404, Some(m)) => Error::NotFound(m),
-            (413, Some(m)) => Error::TooLarge(m),
-            (400, Some(m)) if body.as_object().is_some_and(|o| o.len() == 1) => Error::BadRequest(m),
-            (400, _) => match body.get("error").and_then(Value::as_str) {
-                Some(m) if body.as_object().is_some_and(|o| o.len() == 1) => Error::BadRequestError(m.into()),
-                _ => Error::Invalid(body),
-            },
-            (s, d) => Error::Internal(d.unwrap_or_else(|| format!("HTTP {s}: {}", compact(&body)))),
+        let single = |key: &str| match body.as_object() {
+            Some(o) if o.len() == 1 => o.get(key).and_then(Value::as_str).map(str::to_string),
+            _ => None,
+        };
+        for (make, wire) in WIRES {
+            if let Some(m) = wire.key.filter(|_| wire.status == status).and_then(single) {
+                return make(m);
+            }
         }
+        if status == INVALID.status {
+            return Error::Invalid(body);
+        }
+        let detail = body.get("detail").and_then(Value::as_str).map(str::to_string);
+        Error::Internal(detail.unwrap_or_else(|| format!("HTTP {status}: {}", compact(&body))))
     }
 }
 
 impl From<rusqlite::Error> for Error {
     fn from(e: rusqlite::Error) -> Self {
         Error::Internal(format!("database: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every variant survives the trip through the wire (remote mode) unchanged, so none can
+    /// silently become "internal" on the far side.
+    #[test]
+    fn every_variant_round_trips_through_the_wire() {
+        let all = [
+            Error::Invalid(json!({"lexicon": ["This field is required."]})),
+            Error::Invalid(json!(["A bare list of errors."])),
+            Error::BadRequest("bad".into()),
+            Error::BadRequestError("no tags".into()),
+            Error::Forbidden(NO_PERMISSION.into()),
+            Error::NotFound(NOT_FOUND.into()),
+            Error::TooLarge("too large".into()),
+            Error::Internal(INTERNAL_DETAIL.into()),
+        ];
+        for e in all {
+            let back = Error::from_wire(e.status(), e.body());
+            assert_eq!((back.to_string(), back.status(), back.body()), (e.to_string(), e.status(), e.body()), "{e:?}");
+            assert_eq!(back.exit_code(), e.exit_code());
+        }
+        assert_eq!(Error::Internal("secret".into()).body(), json!({"detail": INTERNAL_DETAIL}));
     }
 }

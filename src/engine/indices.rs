@@ -169,6 +169,30 @@ impl Engine {
         }
     }
 
+    /// The catalogue objects of the named indices (as models render their `indices`).
+    pub fn index_objects(&self, ctx: &Ctx, names: &[String]) -> Result<Vec<IndexOut>> {
+        names
+            .iter()
+            .map(|name| {
+                let id = self.register_index(name)?;
+                let open: bool = self.store.with(|c| Ok(c.query_row("SELECT is_open FROM indices WHERE id = ?1", [id], |r| r.get(0))?))?;
+                Ok(self.index_out(ctx, id, name.clone(), open))
+            })
+            .collect()
+    }
+
+    /// Every field path of the project's indices (the `fields` rule of models).
+    pub fn project_field_paths(&self, pk: i64) -> Result<Vec<String>> {
+        let indices = self.project_indices(pk)?;
+        if indices.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut paths: Vec<String> = self.search.fields(&indices)?.into_iter().flat_map(|i| i.fields.into_iter().map(|f| f.path)).collect();
+        paths.sort();
+        paths.dedup();
+        Ok(paths)
+    }
+
     /// GET /index/ — every index in the store (superusers), registering new ones.
     pub fn list_index_catalogue(&self, ctx: &Ctx) -> Result<Vec<IndexOut>> {
         if !ctx.user.is_superuser {

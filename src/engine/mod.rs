@@ -10,8 +10,11 @@ pub mod dataset_imports;
 pub mod error;
 pub mod health;
 pub mod indices;
+pub mod kinds;
 pub mod lines;
 pub mod mlp;
+pub mod models;
+pub mod operations;
 pub mod passwords;
 pub mod projects;
 pub mod pytext;
@@ -33,8 +36,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 #[derive(Clone, Debug)]
 pub struct Config {
     pub data_dir: PathBuf,
-    /// Largest accepted request body / upload, in bytes.
+    /// Largest accepted upload (a multipart request body), in bytes.
     pub max_upload: u64,
+    /// Largest accepted JSON or url-encoded form body, in bytes: these are read whole into
+    /// memory, so they get a limit of their own, far below the upload limit.
+    pub max_body: u64,
     /// Worker threads for background tasks.
     pub task_threads: usize,
     /// Elasticsearch/OpenSearch cluster to keep search indices in (`--search-url`,
@@ -44,11 +50,14 @@ pub struct Config {
 
 impl Config {
     pub fn new(data_dir: PathBuf) -> Config {
-        let max_upload = std::env::var("TA_MAX_UPLOAD").ok().and_then(|v| v.parse().ok()).unwrap_or(1 << 30);
+        let bytes = |var: &str, default: u64| std::env::var(var).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
+        let max_upload = bytes("TA_MAX_UPLOAD", 1 << 30);
+        let max_body = bytes("TA_MAX_BODY", 64 << 20);
         let task_threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
         Config {
             data_dir,
             max_upload,
+            max_body,
             task_threads,
             search_url: None,
         }
@@ -69,6 +78,8 @@ pub struct Engine {
     runner: tasks::TaskRunner,
     sys: Mutex<sysinfo::System>,
     matchers: regex_taggers::MatcherCache,
+    /// Loaded trained models (taggers, embeddings, neural taggers).
+    models: models::ModelCache,
     search: Box<dyn search::SearchBackend>,
     /// The language-processing engine, loaded on first use (`mlp::service`).
     mlp: OnceLock<mlp::MlpEngine>,
@@ -96,6 +107,7 @@ impl Engine {
             store,
             sys: Mutex::new(sys),
             matchers: Default::default(),
+            models: Default::default(),
             mlp: OnceLock::new(),
             config,
         };

@@ -4,9 +4,10 @@
 use super::error::{Error, Result};
 use super::lines::{Sparse, SparseLine};
 use super::regex_tagger::{ops, CompileError, MatchError, Matcher, MatcherConfig};
-use super::resources::{resource_url, Kind, Page, Resource};
+use super::resources::{resource_url, Kind, Resource};
 use super::tasks::TaskOut;
 use super::validate::{Form, List, Mode, Str};
+use super::kinds::ResourceKind;
 use super::{Ctx, Engine};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -37,9 +38,16 @@ pub struct RegexTaggerOut {
     pub author_username: String,
     pub description: String,
     #[serde(flatten)]
-    #[schema(value_type = Object)]
     pub config: MatcherConfig,
     pub tagger_groups: Vec<GroupRef>,
+}
+
+/// The body that creates or changes a regex tagger (`lexicon` required on create).
+#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct RegexTaggerIn {
+    pub description: String,
+    #[serde(flatten)]
+    pub config: MatcherConfig,
 }
 
 /// `{"tagger_id", "description"}` inside a group.
@@ -47,6 +55,14 @@ pub struct RegexTaggerOut {
 pub struct TaggerRef {
     pub tagger_id: i64,
     pub description: String,
+}
+
+/// The body that creates or changes a regex tagger group.
+#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct RegexTaggerGroupIn {
+    pub description: String,
+    /// Member tagger ids.
+    pub regex_taggers: Vec<i64>,
 }
 
 /// The regex tagger group resource on the wire.
@@ -193,7 +209,7 @@ fn blank_resource() -> Resource {
 }
 
 impl Engine {
-    fn render_tagger(&self, ctx: &Ctx, r: &Resource) -> Result<RegexTaggerOut> {
+    pub(crate) fn render_tagger(&self, ctx: &Ctx, r: &Resource) -> Result<RegexTaggerOut> {
         Ok(RegexTaggerOut {
             id: r.id,
             url: resource_url(ctx, r.project_id, Kind::RegexTagger, r.id),
@@ -211,7 +227,7 @@ impl Engine {
         })
     }
 
-    fn render_group(&self, ctx: &Ctx, r: &Resource) -> Result<RegexTaggerGroupOut> {
+    pub(crate) fn render_group(&self, ctx: &Ctx, r: &Resource) -> Result<RegexTaggerGroupOut> {
         let members = self.resources_by_ids(
             Kind::RegexTagger,
             r.project_id,
@@ -240,53 +256,6 @@ impl Engine {
     /// The compiled matcher of a stored tagger (cached).
     fn matcher(&self, r: &Resource) -> Result<Arc<Matcher>> {
         self.matchers.get(r.id, &r.config)
-    }
-
-    pub fn list_regex_taggers(&self, ctx: &Ctx, pk: i64, q: &BTreeMap<String, String>) -> Result<Page<RegexTaggerOut>> {
-        self.check_project_access(ctx, pk)?;
-        let (count, rows) = self.page_resources(Kind::RegexTagger, pk, q)?;
-        Ok(Page {
-            count,
-            results: rows.iter().map(|r| self.render_tagger(ctx, r)).collect::<Result<_>>()?,
-        })
-    }
-
-    pub fn create_regex_tagger(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<RegexTaggerOut> {
-        self.check_project_access(ctx, pk)?;
-        let (description, cfg) = parse_tagger(body, Mode::Full, &blank_resource())?;
-        let id = self.insert_resource(
-            Kind::RegexTagger,
-            ctx,
-            pk,
-            &description,
-            &serde_json::to_value(cfg).map_err(Error::internal)?,
-        )?;
-        self.get_regex_tagger(ctx, pk, id)
-    }
-
-    pub fn get_regex_tagger(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<RegexTaggerOut> {
-        self.check_project_access(ctx, pk)?;
-        self.render_tagger(ctx, &self.resource(Kind::RegexTagger, pk, id)?)
-    }
-
-    pub fn update_regex_tagger(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value, mode: Mode) -> Result<RegexTaggerOut> {
-        self.check_project_access(ctx, pk)?;
-        let r = self.resource(Kind::RegexTagger, pk, id)?;
-        let (description, cfg) = parse_tagger(body, mode, &r)?;
-        self.update_resource(
-            Kind::RegexTagger,
-            id,
-            &description,
-            &serde_json::to_value(cfg).map_err(Error::internal)?,
-        )?;
-        self.get_regex_tagger(ctx, pk, id)
-    }
-
-    pub fn delete_regex_tagger(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<()> {
-        self.check_project_access(ctx, pk)?;
-        self.delete_resource(Kind::RegexTagger, pk, id)?;
-        self.matchers.evict(id);
-        Ok(())
     }
 
     /// A tagger and its matcher, for tagging calls.
@@ -337,7 +306,7 @@ impl Engine {
 
     // ---- groups ----
 
-    fn parse_group(&self, pk: i64, body: &Value, mode: Mode) -> Result<(Option<String>, Option<Vec<i64>>)> {
+    pub(crate) fn parse_group(&self, pk: i64, body: &Value, mode: Mode) -> Result<(Option<String>, Option<Vec<i64>>)> {
         let mut f = Form::new(body, mode)?;
         let ids = f.pks("regex_taggers", List::REQUIRED);
         let mut members = None;
@@ -353,49 +322,6 @@ impl Engine {
         let description = f.string("description", Str::REQUIRED.max(1000));
         f.finish()?;
         Ok((description, members))
-    }
-
-    pub fn list_regex_tagger_groups(&self, ctx: &Ctx, pk: i64, q: &BTreeMap<String, String>) -> Result<Page<RegexTaggerGroupOut>> {
-        self.check_project_access(ctx, pk)?;
-        let (count, rows) = self.page_resources(Kind::RegexTaggerGroup, pk, q)?;
-        Ok(Page {
-            count,
-            results: rows.iter().map(|r| self.render_group(ctx, r)).collect::<Result<_>>()?,
-        })
-    }
-
-    pub fn create_regex_tagger_group(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<RegexTaggerGroupOut> {
-        self.check_project_access(ctx, pk)?;
-        let (description, members) = self.parse_group(pk, body, Mode::Full)?;
-        let id = self.insert_resource(Kind::RegexTaggerGroup, ctx, pk, &description.unwrap_or_default(), &json!({}))?;
-        self.set_members((Kind::RegexTaggerGroup, id), Kind::RegexTagger, &members.unwrap_or_default())?;
-        self.get_regex_tagger_group(ctx, pk, id)
-    }
-
-    pub fn get_regex_tagger_group(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<RegexTaggerGroupOut> {
-        self.check_project_access(ctx, pk)?;
-        self.render_group(ctx, &self.resource(Kind::RegexTaggerGroup, pk, id)?)
-    }
-
-    pub fn update_regex_tagger_group(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value, mode: Mode) -> Result<RegexTaggerGroupOut> {
-        self.check_project_access(ctx, pk)?;
-        let r = self.resource(Kind::RegexTaggerGroup, pk, id)?;
-        let (description, members) = self.parse_group(pk, body, mode)?;
-        self.update_resource(
-            Kind::RegexTaggerGroup,
-            id,
-            description.as_deref().unwrap_or(&r.description),
-            &r.config,
-        )?;
-        if let Some(m) = members {
-            self.set_members((Kind::RegexTaggerGroup, id), Kind::RegexTagger, &m)?;
-        }
-        self.get_regex_tagger_group(ctx, pk, id)
-    }
-
-    pub fn delete_regex_tagger_group(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<()> {
-        self.check_project_access(ctx, pk)?;
-        self.delete_resource(Kind::RegexTaggerGroup, pk, id)
     }
 
     /// A group and its members' matchers (ascending tagger id), after the access check.
@@ -694,5 +620,65 @@ impl Engine {
             done += hits.len() as u64;
             h.progress(done as i64, if total == 0 { 100.0 } else { done as f64 * 100.0 / total as f64 })
         })
+    }
+}
+
+/// The regex tagger kind (`/projects/{pk}/regex_taggers/`).
+pub struct RegexTaggers;
+
+impl ResourceKind for RegexTaggers {
+    const KIND: Kind = Kind::RegexTagger;
+    const NOUN: &'static str = "regex tagger";
+    type Out = RegexTaggerOut;
+    type In = RegexTaggerIn;
+
+    fn render(e: &Engine, ctx: &Ctx, r: &Resource) -> Result<RegexTaggerOut> {
+        e.render_tagger(ctx, r)
+    }
+
+    fn create(e: &Arc<Engine>, ctx: &Ctx, pk: i64, body: &Value) -> Result<RegexTaggerOut> {
+        let (description, cfg) = parse_tagger(body, Mode::Full, &blank_resource())?;
+        let id = e.insert_resource(Kind::RegexTagger, ctx, pk, &description, &serde_json::to_value(cfg).map_err(Error::internal)?)?;
+        e.get_of::<Self>(ctx, pk, id)
+    }
+
+    fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
+        let (description, cfg) = parse_tagger(body, mode, r)?;
+        e.update_resource(Kind::RegexTagger, r.id, &description, &serde_json::to_value(cfg).map_err(Error::internal)?)
+    }
+
+    fn deleting(e: &Engine, r: &Resource) -> Result<()> {
+        e.matchers.evict(r.id);
+        Ok(())
+    }
+}
+
+/// The regex tagger group kind (`/projects/{pk}/regex_tagger_groups/`).
+pub struct RegexTaggerGroups;
+
+impl ResourceKind for RegexTaggerGroups {
+    const KIND: Kind = Kind::RegexTaggerGroup;
+    const NOUN: &'static str = "regex tagger group";
+    type Out = RegexTaggerGroupOut;
+    type In = RegexTaggerGroupIn;
+
+    fn render(e: &Engine, ctx: &Ctx, r: &Resource) -> Result<RegexTaggerGroupOut> {
+        e.render_group(ctx, r)
+    }
+
+    fn create(e: &Arc<Engine>, ctx: &Ctx, pk: i64, body: &Value) -> Result<RegexTaggerGroupOut> {
+        let (description, members) = e.parse_group(pk, body, Mode::Full)?;
+        let id = e.insert_resource(Kind::RegexTaggerGroup, ctx, pk, &description.unwrap_or_default(), &json!({}))?;
+        e.set_members((Kind::RegexTaggerGroup, id), Kind::RegexTagger, &members.unwrap_or_default())?;
+        e.get_of::<Self>(ctx, pk, id)
+    }
+
+    fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
+        let (description, members) = e.parse_group(r.project_id, body, mode)?;
+        e.update_resource(Kind::RegexTaggerGroup, r.id, description.as_deref().unwrap_or(&r.description), &r.config)?;
+        if let Some(m) = members {
+            e.set_members((Kind::RegexTaggerGroup, r.id), Kind::RegexTagger, &m)?;
+        }
+        Ok(())
     }
 }

@@ -35,12 +35,15 @@ pub struct BulkDeleteOut {
 }
 
 /// Kinds of stored resources, with their wire route segment and reference model label.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
     RegexTagger,
     RegexTaggerGroup,
     Anonymizer,
     DatasetImport,
+    Tagger,
+    TaggerGroup,
+    Embedding,
 }
 
 impl Kind {
@@ -50,6 +53,9 @@ impl Kind {
             Kind::RegexTaggerGroup => "regex_tagger_group",
             Kind::Anonymizer => "anonymizer",
             Kind::DatasetImport => "dataset_import",
+            Kind::Tagger => "tagger",
+            Kind::TaggerGroup => "tagger_group",
+            Kind::Embedding => "embedding",
         }
     }
     pub fn route(self) -> &'static str {
@@ -58,6 +64,9 @@ impl Kind {
             Kind::RegexTaggerGroup => "regex_tagger_groups",
             Kind::Anonymizer => "anonymizers",
             Kind::DatasetImport => "dataset_imports",
+            Kind::Tagger => "taggers",
+            Kind::TaggerGroup => "tagger_groups",
+            Kind::Embedding => "embeddings",
         }
     }
     pub fn model_label(self) -> &'static str {
@@ -66,6 +75,9 @@ impl Kind {
             Kind::RegexTaggerGroup => "regex_tagger.RegexTaggerGroup",
             Kind::Anonymizer => "anonymizer.Anonymizer",
             Kind::DatasetImport => "dataset_import.DatasetImport",
+            Kind::Tagger => "tagger.Tagger",
+            Kind::TaggerGroup => "tagger.TaggerGroup",
+            Kind::Embedding => "embedding.Embedding",
         }
     }
 }
@@ -238,40 +250,28 @@ impl Engine {
         })
     }
 
-    /// POST bulk_delete/ — `{"ids": [..]}`; ids of other projects are skipped.
-    pub fn bulk_delete(&self, kind: Kind, project: i64, body: &Value) -> Result<BulkDeleteOut> {
-        let ids: Option<Vec<i64>> = body
-            .get("ids")
-            .and_then(Value::as_array)
-            .and_then(|a| a.iter().map(Value::as_i64).collect());
-        let Some(ids) = ids else {
-            return Err(Error::BadRequestError(
-                "Must include key \"ids\" with an array of integers (private keys)".into(),
-            ));
-        };
-        let (n, configs) = self.store.tx(|tx| {
-            let (mut n, mut tasks, mut configs) = (0, 0, Vec::new());
-            for id in &ids {
-                let row: Option<(Option<i64>, String)> = tx
+    /// Deletes the resources of `kind` in `project` with these ids (others are skipped) and
+    /// their tasks; the counts as bulk_delete answers them.
+    pub fn bulk_delete(&self, kind: Kind, project: i64, ids: &[i64]) -> Result<BulkDeleteOut> {
+        let n = self.store.tx(|tx| {
+            let (mut n, mut tasks) = (0, 0);
+            for id in ids {
+                let row: Option<Option<i64>> = tx
                     .query_row(
-                        "SELECT task_id, config FROM resources WHERE kind = ?1 AND project_id = ?2 AND id = ?3",
+                        "SELECT task_id FROM resources WHERE kind = ?1 AND project_id = ?2 AND id = ?3",
                         params![kind.tag(), project, id],
-                        |r| Ok((r.get(0)?, r.get(1)?)),
+                        |r| r.get(0),
                     )
                     .optional()?;
-                if let Some((task, config)) = row {
+                if let Some(task) = row {
                     n += tx.execute("DELETE FROM resources WHERE kind = ?1 AND id = ?2", params![kind.tag(), id])?;
-                    configs.push(serde_json::from_str(&config).unwrap_or(Value::Null));
                     if let Some(t) = task {
                         tasks += tx.execute("DELETE FROM tasks WHERE id = ?1", [t])?;
                     }
                 }
             }
-            Ok(((n, tasks), configs))
+            Ok((n, tasks))
         })?;
-        if kind == Kind::DatasetImport {
-            configs.iter().for_each(super::dataset_imports::release_file);
-        }
         let mut types = BTreeMap::new();
         if n.0 > 0 {
             types.insert(kind.model_label().to_string(), n.0);

@@ -1,539 +1,71 @@
-//! API reference pages: the OpenAPI 3.1 document (built from the engine's request and
-//! response types plus the operation table below), Swagger UI (vendored assets) and
+//! API reference pages: the OpenAPI 3.1 document (derived from the engine's operation
+//! catalogue and its request and response types), Swagger UI (vendored assets) and
 //! ReDoc (bundled script), all working with no internet access.
 use super::http::AppState;
-use crate::engine::{accounts, anonymizers, dataset_imports, indices, projects, regex_taggers, resources, tasks};
+use crate::engine::operations::{self, schema_of, Method};
 use axum::http::header;
 use axum::response::{Html, IntoResponse};
 use axum::routing::get;
 use axum::Router;
-use utoipa::openapi::path::{HttpMethod, OperationBuilder};
+use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
-use utoipa::openapi::{ContentBuilder, OpenApi as Doc, Ref, ResponseBuilder};
+use utoipa::openapi::{ContentBuilder, OpenApi as Doc, Required, ResponseBuilder};
 use utoipa::OpenApi;
-
-/// One documented operation: method, path (relative to `/api/v1`), tag, summary,
-/// request schema and success response `(status, schema)`.
-pub struct Op {
-    pub method: &'static str,
-    pub path: &'static str,
-    pub tag: &'static str,
-    pub summary: &'static str,
-    pub request: Option<&'static str>,
-    pub response: (&'static str, Option<&'static str>),
-}
-
-const fn op(
-    method: &'static str,
-    path: &'static str,
-    tag: &'static str,
-    summary: &'static str,
-    request: Option<&'static str>,
-    response: (&'static str, Option<&'static str>),
-) -> Op {
-    Op {
-        method,
-        path,
-        tag,
-        summary,
-        request,
-        response,
-    }
-}
-
-/// Every routed operation. `tests/http_api.rs` checks each one is served.
-pub const OPS: &[Op] = &[
-    op(
-        "get",
-        "/health/",
-        "health",
-        "Service health (host, search store, language processing, tasks)",
-        None,
-        ("200", None),
-    ),
-    op(
-        "post",
-        "/rest-auth/registration/",
-        "auth",
-        "Register; returns the token",
-        Some("RegisterIn"),
-        ("201", Some("TokenOut")),
-    ),
-    op(
-        "post",
-        "/rest-auth/login/",
-        "auth",
-        "Log in; returns the (existing) token",
-        Some("LoginIn"),
-        ("200", Some("TokenOut")),
-    ),
-    op(
-        "post",
-        "/rest-auth/logout/",
-        "auth",
-        "Delete the caller's token and session",
-        None,
-        ("200", Some("Detail")),
-    ),
-    op(
-        "get",
-        "/rest-auth/user/",
-        "auth",
-        "The calling user",
-        None,
-        ("200", Some("UserOut")),
-    ),
-    op(
-        "patch",
-        "/rest-auth/user/",
-        "auth",
-        "Change the caller's e-mail",
-        None,
-        ("200", Some("UserOut")),
-    ),
-    op(
-        "post",
-        "/rest-auth/password/change/",
-        "auth",
-        "Change the caller's password",
-        None,
-        ("200", Some("Detail")),
-    ),
-    op(
-        "post",
-        "/rest-auth/password/reset/",
-        "auth",
-        "Request a password reset mail (logged)",
-        None,
-        ("200", Some("Detail")),
-    ),
-    op(
-        "post",
-        "/rest-auth/password/reset/confirm/",
-        "auth",
-        "Set a new password with a reset token",
-        None,
-        ("200", Some("Detail")),
-    ),
-    op(
-        "get",
-        "/users/",
-        "users",
-        "Users (superusers see all, others themselves)",
-        None,
-        ("200", Some("UserOut")),
-    ),
-    op("get", "/users/{id}/", "users", "One user", None, ("200", Some("UserOut"))),
-    op(
-        "patch",
-        "/users/{id}/",
-        "users",
-        "Grant or revoke superuser status",
-        None,
-        ("200", Some("UserOut")),
-    ),
-    op("delete", "/users/{id}/", "users", "Delete a user", None, ("204", None)),
-    op(
-        "get",
-        "/projects/",
-        "projects",
-        "Projects the caller is a member of",
-        None,
-        ("200", Some("ProjectOut")),
-    ),
-    op(
-        "post",
-        "/projects/",
-        "projects",
-        "Create a project (superusers)",
-        Some("ProjectIn"),
-        ("201", Some("ProjectOut")),
-    ),
-    op(
-        "get",
-        "/projects/{id}/",
-        "projects",
-        "One project",
-        None,
-        ("200", Some("ProjectOut")),
-    ),
-    op(
-        "put",
-        "/projects/{id}/",
-        "projects",
-        "Replace a project",
-        Some("ProjectIn"),
-        ("200", Some("ProjectOut")),
-    ),
-    op(
-        "patch",
-        "/projects/{id}/",
-        "projects",
-        "Change a project",
-        Some("ProjectIn"),
-        ("200", Some("ProjectOut")),
-    ),
-    op(
-        "delete",
-        "/projects/{id}/",
-        "projects",
-        "Delete a project and its resources",
-        None,
-        ("204", None),
-    ),
-    op(
-        "get",
-        "/projects/{id}/get_indices/",
-        "projects",
-        "The project's indices",
-        None,
-        ("200", Some("IndicesOut")),
-    ),
-    op(
-        "get",
-        "/projects/{id}/get_fields/",
-        "projects",
-        "Fields of the project's indices",
-        None,
-        ("200", None),
-    ),
-    op(
-        "get",
-        "/projects/{project_pk}/regex_taggers/",
-        "regex_taggers",
-        "Regex taggers (paginated)",
-        None,
-        ("200", None),
-    ),
-    op(
-        "post",
-        "/projects/{project_pk}/regex_taggers/",
-        "regex_taggers",
-        "Create a regex tagger",
-        None,
-        ("201", Some("RegexTaggerOut")),
-    ),
-    op(
-        "get",
-        "/projects/{project_pk}/regex_taggers/{id}/",
-        "regex_taggers",
-        "One regex tagger",
-        None,
-        ("200", Some("RegexTaggerOut")),
-    ),
-    op(
-        "put",
-        "/projects/{project_pk}/regex_taggers/{id}/",
-        "regex_taggers",
-        "Replace a regex tagger",
-        None,
-        ("200", Some("RegexTaggerOut")),
-    ),
-    op(
-        "patch",
-        "/projects/{project_pk}/regex_taggers/{id}/",
-        "regex_taggers",
-        "Change a regex tagger",
-        None,
-        ("200", Some("RegexTaggerOut")),
-    ),
-    op(
-        "delete",
-        "/projects/{project_pk}/regex_taggers/{id}/",
-        "regex_taggers",
-        "Delete a regex tagger",
-        None,
-        ("204", None),
-    ),
-    op(
-        "post",
-        "/projects/{project_pk}/regex_taggers/bulk_delete/",
-        "regex_taggers",
-        "Delete several regex taggers",
-        None,
-        ("200", Some("BulkDeleteOut")),
-    ),
-    op(
-        "post",
-        "/projects/{project_pk}/regex_taggers/{id}/tag_text/",
-        "regex_taggers",
-        "Tag one text: {text}",
-        None,
-        ("200", None),
-    ),
-    op(
-        "post",
-        "/projects/{project_pk}/regex_taggers/{id}/tag_texts/",
-        "regex_taggers",
-        "Tag texts: {texts}",
-        None,
-        ("200", None),
-    ),
-    op(
-        "post",
-        "/projects/{project_pk}/regex_taggers/{id}/tag_doc/",
-        "regex_taggers",
-        "Tag a document: {doc, fields}",
-        None,
-        ("200", None),
-    ),
-    op(
-        "post",
-        "/projects/{project_pk}/regex_taggers/multitag_text/",
-        "regex_taggers",
-        "Run several taggers: {text, taggers}",
-        None,
-        ("200", None),
-    ),
-    op(
-        "get",
-        "/projects/{project_pk}/regex_tagger_groups/",
-        "regex_tagger_groups",
-        "Regex tagger groups (paginated)",
-        None,
-        ("200", None),
-    ),
-    op(
-        "post",
-        "/projects/{project_pk}/regex_tagger_groups/",
-        "regex_tagger_groups",
-        "Create a group: {regex_taggers, description}",
-        None,
-        ("201", Some("RegexTaggerGroupOut")),
-    ),
-    op(
-        "get",
-        "/projects/{project_pk}/regex_tagger_groups/{id}/",
-        "regex_tagger_groups",
-        "One group",
-        None,
-        ("200", Some("RegexTaggerGroupOut")),
-    ),
-    op(
-        "put",
-        "/projects/{project_pk}/regex_tagger_groups/{id}/",
-        "regex_tagger_groups",
-        "Replace a group",
-        None,
-        ("200", Some("RegexTaggerGroupOut")),
-    ),
-    op(
-        "patch",
-        "/projects/{project_pk}/regex_tagger_groups/{id}/",
-        "regex_tagger_groups",
-        "Change a group",
-        None,
-        ("200", Some("RegexTaggerGroupOut")),
-    ),
-    op(
-        "delete",
-        "/projects/{project_pk}/regex_tagger_groups/{id}/",
-        "regex_tagger_groups",
-        "Delete a group",
-        None,
-        ("204", None),
-    ),
-    op(
-        "post",
-        "/projects/{project_pk}/regex_tagger_groups/bulk_delete/",
-        "regex_tagger_groups",
-        "Delete several groups",
-        None,
-        ("200", Some("BulkDeleteOut")),
-    ),
-    op(
-        "post",
-        "/projects/{project_pk}/regex_tagger_groups/{id}/tag_text/",
-        "regex_tagger_groups",
-        "Tag one text with every member",
-        None,
-        ("200", None),
-    ),
-    op(
-        "post",
-        "/projects/{project_pk}/regex_tagger_groups/{id}/tag_texts/",
-        "regex_tagger_groups",
-        "Tag texts with every member",
-        None,
-        ("200", None),
-    ),
-    op(
-        "post",
-        "/projects/{project_pk}/regex_tagger_groups/{id}/tag_doc/",
-        "regex_tagger_groups",
-        "Tag a document with every member",
-        None,
-        ("200", None),
-    ),
-    op(
-        "post",
-        "/projects/{project_pk}/regex_tagger_groups/{id}/simple_tag_text/",
-        "regex_tagger_groups",
-        "Descriptions of matching members",
-        None,
-        ("200", None),
-    ),
-    op(
-        "post",
-        "/projects/{project_pk}/regex_tagger_groups/multitag_text/",
-        "regex_tagger_groups",
-        "Run several groups: {text, tagger_groups}",
-        None,
-        ("200", None),
-    ),
-    op(
-        "post",
-        "/projects/{project_pk}/regex_tagger_groups/simple_multitag_text/",
-        "regex_tagger_groups",
-        "Group → matching member descriptions",
-        None,
-        ("200", None),
-    ),
-    op(
-        "get",
-        "/projects/{project_pk}/anonymizers/",
-        "anonymizers",
-        "Anonymizers (paginated)",
-        None,
-        ("200", None),
-    ),
-    op(
-        "post",
-        "/projects/{project_pk}/anonymizers/",
-        "anonymizers",
-        "Create an anonymizer",
-        None,
-        ("201", Some("AnonymizerOut")),
-    ),
-    op(
-        "get",
-        "/projects/{project_pk}/anonymizers/{id}/",
-        "anonymizers",
-        "One anonymizer",
-        None,
-        ("200", Some("AnonymizerOut")),
-    ),
-    op(
-        "put",
-        "/projects/{project_pk}/anonymizers/{id}/",
-        "anonymizers",
-        "Replace an anonymizer",
-        None,
-        ("200", Some("AnonymizerOut")),
-    ),
-    op(
-        "patch",
-        "/projects/{project_pk}/anonymizers/{id}/",
-        "anonymizers",
-        "Change an anonymizer",
-        None,
-        ("200", Some("AnonymizerOut")),
-    ),
-    op(
-        "delete",
-        "/projects/{project_pk}/anonymizers/{id}/",
-        "anonymizers",
-        "Delete an anonymizer",
-        None,
-        ("204", None),
-    ),
-    op(
-        "post",
-        "/projects/{project_pk}/anonymizers/bulk_delete/",
-        "anonymizers",
-        "Delete several anonymizers",
-        None,
-        ("200", Some("BulkDeleteOut")),
-    ),
-    op(
-        "post",
-        "/projects/{project_pk}/anonymizers/{id}/anonymize_text/",
-        "anonymizers",
-        "Anonymize one text: {text, names, replacers?} (replacers: ta extension for reproducible initials)",
-        None,
-        ("200", None),
-    ),
-    op(
-        "post",
-        "/projects/{project_pk}/anonymizers/{id}/anonymize_texts/",
-        "anonymizers",
-        "Anonymize texts: {texts, names, consistent_replacement, replacers?}",
-        None,
-        ("200", None),
-    ),
-    op(
-        "post",
-        "/mlp/texts/",
-        "mlp",
-        "Language processing (tokens, lemmas, POS tags, language, facts): {texts, analyzers?}",
-        None,
-        ("200", None),
-    ),
-    op(
-        "get",
-        "/tasks/",
-        "tasks",
-        "Background tasks visible to the caller (ta extension)",
-        None,
-        ("200", Some("TaskInfo")),
-    ),
-    op(
-        "get",
-        "/tasks/{id}/",
-        "tasks",
-        "One background task (ta extension)",
-        None,
-        ("200", Some("TaskInfo")),
-    ),
-];
 
 #[derive(OpenApi)]
 #[openapi(
     info(title = "ta API", description = "TEXTA Toolkit 2.10-compatible text analysis API. Authenticate with `Authorization: Token <key>` from /rest-auth/login/."),
     servers((url = "/api/v1")),
-    components(schemas(
-        accounts::UserOut, accounts::TokenOut, accounts::Detail, accounts::RegisterIn, accounts::LoginIn,
-        projects::ProjectOut, projects::ProjectIn, projects::IndicesOut,
-        tasks::TaskOut, tasks::TaskInfo, resources::BulkDeleteOut,
-        regex_taggers::RegexTaggerOut, regex_taggers::RegexTaggerGroupOut, anonymizers::AnonymizerOut,
-        dataset_imports::DatasetImportOut, indices::IndexOut,
-    ))
 )]
 struct ApiDoc;
 
-fn method(m: &str) -> HttpMethod {
+fn method(m: Method) -> HttpMethod {
     match m {
-        "post" => HttpMethod::Post,
-        "put" => HttpMethod::Put,
-        "patch" => HttpMethod::Patch,
-        "delete" => HttpMethod::Delete,
-        _ => HttpMethod::Get,
+        Method::Get => HttpMethod::Get,
+        Method::Post => HttpMethod::Post,
+        Method::Put => HttpMethod::Put,
+        Method::Patch => HttpMethod::Patch,
+        Method::Delete => HttpMethod::Delete,
     }
 }
 
-/// The OpenAPI document: component schemas from the Rust types, paths from `OPS`.
+/// The OpenAPI document, derived from the operation catalogue: every operation with its
+/// request and response schemas (built from the Rust types), and the schemas they refer to.
 pub fn openapi() -> Doc {
     let mut doc = ApiDoc::openapi();
-    for o in OPS {
-        let mut resp = ResponseBuilder::new().description(o.summary);
-        if let Some(schema) = o.response.1 {
-            resp = resp.content(
-                "application/json",
-                ContentBuilder::new().schema(Some(Ref::from_schema_name(schema))).build(),
-            );
+    let mut nested = Vec::new();
+    for o in operations::all() {
+        let mut resp = ResponseBuilder::new().description(o.summary.clone());
+        if let Some(schema) = o.response {
+            resp = resp.content("application/json", ContentBuilder::new().schema(Some(schema(&mut nested))).build());
         }
         let mut b = OperationBuilder::new()
             .tag(o.tag)
-            .summary(Some(o.summary))
-            .response(o.response.0, resp.build());
-        if let Some(schema) = o.request {
-            let body = RequestBodyBuilder::new().content(
-                "application/json",
-                ContentBuilder::new().schema(Some(Ref::from_schema_name(schema))).build(),
+            .summary(Some(o.summary.clone()))
+            .response(o.status.to_string(), resp.build());
+        for name in o.param_names() {
+            b = b.parameter(
+                ParameterBuilder::new()
+                    .name(name)
+                    .parameter_in(ParameterIn::Path)
+                    .required(Required::True)
+                    .schema(Some(if name == "index" || (name == "id" && o.path.contains("/documents/")) {
+                        schema_of::<String>(&mut nested)
+                    } else {
+                        schema_of::<i64>(&mut nested)
+                    })),
             );
+        }
+        if let Some(schema) = o.request {
+            let media = if o.upload { "multipart/form-data" } else { "application/json" };
+            let body = RequestBodyBuilder::new().content(media, ContentBuilder::new().schema(Some(schema(&mut nested))).build());
             b = b.request_body(Some(body.build()));
         }
-        doc.paths.add_path_operation(o.path, vec![method(o.method)], b.build());
+        doc.paths.add_path_operation(o.path.as_ref(), vec![method(o.method)], b.build());
+    }
+    let components = doc.components.get_or_insert_with(Default::default);
+    for (name, schema) in nested {
+        components.schemas.entry(name).or_insert(schema);
     }
     doc
 }

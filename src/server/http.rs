@@ -6,7 +6,6 @@ use crate::engine::dataset_imports::Upload;
 use crate::engine::error::Error;
 use crate::engine::validate::FORM_MARKER;
 use crate::engine::{Ctx, Engine};
-use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::{header, request::Parts, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -276,33 +275,47 @@ fn media_type(headers: &HeaderMap) -> Option<String> {
         .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
 }
 
+/// Whether a request to `path` may carry files: only operations declared with an upload have
+/// their file parts written to the upload directory; anywhere else they are read and dropped.
+fn accepts_files(path: &str) -> bool {
+    let path = path.strip_prefix("/api/v1").unwrap_or(path);
+    crate::engine::operations::all().iter().any(|o| o.upload && o.matches(path).is_some())
+}
+
+/// Whether the request body is multipart (uploads), which has the upload limit; every other
+/// body is read whole and has the smaller body limit.
+pub fn is_multipart(headers: &HeaderMap) -> bool {
+    media_type(headers).as_deref() == Some("multipart/form-data")
+}
+
 impl FromRequest<AppState> for Body {
     type Rejection = ApiError;
     async fn from_request(req: Request, s: &AppState) -> Result<Self, Self::Rejection> {
         let mt = media_type(req.headers());
         if mt.as_deref() == Some("multipart/form-data") {
+            let files = accepts_files(req.uri().path());
             let mut mp = axum::extract::Multipart::from_request(req, s)
                 .await
                 .map_err(|e| ApiError::from(Error::BadRequest(format!("Multipart form parse error - {e}"))))?;
             let mut pairs = Vec::new();
-            while let Some(field) = mp
-                .next_field()
-                .await
-                .map_err(|e| ApiError::from(Error::BadRequest(format!("Multipart form parse error - {e}"))))?
-            {
+            while let Some(field) = mp.next_field().await.map_err(|e| ApiError::from(multipart_error(e)))? {
                 let name = field.name().unwrap_or("").to_string();
                 if name.starts_with('\u{0}') {
                     continue;
                 }
                 let value = match field.file_name() {
-                    Some(_) => save_upload(s, field).await?,
-                    None => Value::String(field.text().await.unwrap_or_default()),
+                    Some(_) if files => save_upload(s, field).await?,
+                    Some(_) => continue,
+                    None => Value::String(field.text().await.map_err(|e| ApiError::from(multipart_error(e)))?),
                 };
                 pairs.push((name, value));
             }
             return Ok(Body(form_value(pairs.into_iter())));
         }
-        let bytes = Bytes::from_request(req, s).await.map_err(|e| ApiError::from(body_error(e)))?;
+        let (limit, too_big) = body_limit(&s.config, false);
+        let bytes = axum::body::to_bytes(req.into_body(), usize::try_from(limit).unwrap_or(usize::MAX))
+            .await
+            .map_err(|_| ApiError::from(too_big))?;
         if bytes.is_empty() {
             return Ok(Body(json!({})));
         }
@@ -322,12 +335,29 @@ impl FromRequest<AppState> for Body {
     }
 }
 
-fn body_error(e: axum::extract::rejection::BytesRejection) -> Error {
+fn multipart_error(e: axum::extract::multipart::MultipartError) -> Error {
     if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
         too_large()
     } else {
-        Error::BadRequest(e.body_text())
+        Error::BadRequest(format!("Multipart form parse error - {e}"))
     }
+}
+
+/// The size limit of a request body and the 413 past it: uploads (multipart) have the upload
+/// limit; JSON and form bodies, read whole into memory, the smaller body limit.
+pub fn body_limit(config: &crate::engine::Config, multipart: bool) -> (u64, Error) {
+    if multipart || config.max_upload <= config.max_body {
+        (config.max_upload, too_large())
+    } else {
+        (config.max_body, body_too_large(config.max_body))
+    }
+}
+
+/// 413 for a JSON or form body past the body limit (`TA_MAX_BODY`).
+pub fn body_too_large(limit: u64) -> Error {
+    Error::TooLarge(format!(
+        "Request body exceeds the limit of {limit} bytes for JSON and form bodies (TA_MAX_BODY); send files as multipart uploads."
+    ))
 }
 
 /// The upload limit in force (set once when the server starts).

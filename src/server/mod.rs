@@ -4,9 +4,11 @@
 //! the browsable HTML rendering) before the router sees the request.
 mod browsable;
 mod docs;
+mod gui;
 pub mod http;
 mod routes;
 
+use crate::engine::operations::{self, Access};
 use crate::engine::Engine;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
@@ -17,16 +19,11 @@ use http::{blocking, json_response, resolve_caller, ApiError, AppState, Caller};
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-/// Paths under the API root that need no credentials.
-const OPEN: &[&str] = &[
-    "/api/v1/health",
-    "/api/v1/rest-auth/registration",
-    "/api/v1/rest-auth/registration/verify-email",
-    "/api/v1/rest-auth/login",
-    "/api/v1/rest-auth/logout",
-    "/api/v1/rest-auth/password/reset",
-    "/api/v1/rest-auth/password/reset/confirm",
-];
+/// Whether `path` (as routed: no trailing slash) belongs to an operation open to anonymous
+/// callers.
+fn is_open(path: &str) -> bool {
+    operations::all().iter().any(|o| o.access == Access::Open && routes::axum_path(o) == path)
+}
 
 fn is_docs(path: &str) -> bool {
     ["/api/v1/swagger", "/api/v1/redoc", "/api/v1/openapi.json"]
@@ -66,7 +63,8 @@ fn negotiate(accept: Option<&str>, format: Option<&str>) -> Option<Render> {
 /// suffix forced JSON.
 fn normalize(uri: &Uri) -> (Uri, bool) {
     let path = uri.path();
-    if path == "/" || is_docs(path) {
+    // The GUI's static files keep their paths: `/gui` redirects to `/gui/` by itself.
+    if path == "/" || is_docs(path) || path == "/gui" || path.starts_with("/gui/") {
         return (uri.clone(), false);
     }
     let mut p = path.trim_end_matches('/').to_string();
@@ -100,14 +98,14 @@ async fn front(State(state): State<AppState>, mut req: Request, next: Next) -> R
         None if api => return ApiError::detail(StatusCode::NOT_ACCEPTABLE, "Could not satisfy the request Accept header.").into_response(),
         None => Render::Json,
     };
-    let limit = state.config.max_upload;
+    let (limit, too_big_error) = http::body_limit(&state.config, http::is_multipart(req.headers()));
     let too_big = req
         .headers()
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
         .is_some_and(|n| n > limit);
     if too_big {
-        return ApiError::from(http::too_large()).into_response();
+        return ApiError::from(too_big_error).into_response();
     }
     let headers = req.headers().clone();
     let caller = match blocking(&state, move |e| resolve_caller(e, &headers)).await {
@@ -119,7 +117,7 @@ async fn front(State(state): State<AppState>, mut req: Request, next: Next) -> R
     let method = req.method().clone();
     let resp = next.run(req).await;
     let resp = if resp.status() == StatusCode::METHOD_NOT_ALLOWED {
-        method_not_allowed(resp, &method, anonymous && !OPEN.contains(&path.as_str()))
+        method_not_allowed(resp, &method, anonymous && !is_open(&path))
     } else {
         resp
     };
@@ -160,6 +158,7 @@ pub fn app(engine: Arc<Engine>) -> Router {
     let _ = http::UPLOAD_LIMIT.set(engine.config.max_upload);
     let inner = routes::api()
         .merge(docs::routes())
+        .merge(gui::routes())
         .route("/", axum::routing::get(root_redirect))
         .fallback(not_found)
         .layer(axum::extract::DefaultBodyLimit::max(engine.config.max_upload as usize))
@@ -167,6 +166,12 @@ pub fn app(engine: Arc<Engine>) -> Router {
     Router::new()
         .fallback_service(inner)
         .layer(middleware::from_fn_with_state(engine, front))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(panic_response))
+}
+
+/// A panic while answering one request becomes that request's 500; the server goes on.
+fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    json_response(StatusCode::INTERNAL_SERVER_ERROR, &serde_json::json!({"detail": "A server error occurred."}))
 }
 
 /// Serve until SIGINT/SIGTERM; in-flight requests finish before exit.

@@ -38,6 +38,7 @@ const SCRUBBED_ENV: &[&str] = &[
     "TA_HOST",
     "TA_PORT",
     "TA_MAX_UPLOAD",
+    "TA_MAX_BODY",
     "TA_SEARCH_URL",
     "TA_CONFIG_DIR",
 ];

@@ -1,4 +1,4 @@
-//! Runs every case of `shared/conformance/anonymizer.jsonl` through the engine API with the case's replacers.
+//! Runs every case of `tests/conformance/anonymizer.jsonl` through the engine API with the case's replacers.
 //!
 //! Requests are trimmed first, as the HTTP validation layer does (DRF `CharField`). Cases expecting a 400 on
 //! `names` check that [`NameList::parse`] rejects the names; other 400 cases (blank `text`) belong to the
@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use super::{Anonymizer, AnonymizerConfig, NameList};
 
-const CASES: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conformance/anonymizer.jsonl"));
-const SKIPPED: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conformance/skipped-shared.json"));
+const CASES: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/anonymizer.jsonl"));
+const SKIPPED: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/skipped-shared.json"));
 
 enum Outcome {
     Pass,

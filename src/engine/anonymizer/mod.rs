@@ -37,7 +37,7 @@ use replace::{keyed, rewrite, NameMatches};
 pub use names::{Name, NameError, NameList};
 
 /// Anonymizer settings (the stored resource's fields; defaults as in the reference).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 #[serde(default)]
 pub struct AnonymizerConfig {
     pub replace_misspelled_names: bool,

@@ -43,11 +43,13 @@ mod stand_in {
 
 struct Handle(*mut c_void);
 
-// A handle is used by one thread at a time: it is taken out of the pool for a call.
+// SAFETY: a handle is used by one thread at a time (it is taken out of the pool for a
+// call), and a Vabamorf instance keeps no thread-local state.
 unsafe impl Send for Handle {}
 
 impl Drop for Handle {
     fn drop(&mut self) {
+        // SAFETY: the handle came from `ta_vm_open`, is non-null, and is closed only here.
         unsafe { ta_vm_close(self.0) }
     }
 }
@@ -138,6 +140,7 @@ impl Estonian {
     }
 
     fn open(&self) -> Option<Handle> {
+        // SAFETY: both paths are NUL-terminated C strings that outlive the call.
         let handle = unsafe { ta_vm_open(self.lex.as_ptr(), self.disamb.as_ptr()) };
         (!handle.is_null()).then_some(Handle(handle))
     }
@@ -216,10 +219,14 @@ fn call(handle: *mut c_void, words: &[&str]) -> Option<String> {
         .map(|w| CString::new(w.replace('\0', "")).unwrap_or_default())
         .collect();
     let ptrs: Vec<*const c_char> = owned.iter().map(|c| c.as_ptr()).collect();
+    // SAFETY: `handle` is a live instance held by this caller alone; `ptrs` points at
+    // `ptrs.len()` NUL-terminated strings owned by `owned`, which outlives the call.
     let out = unsafe { ta_vm_analyze(handle, ptrs.as_ptr(), ptrs.len() as c_int) };
     if out.is_null() {
         return None;
     }
+    // SAFETY: a non-null result is a NUL-terminated string allocated by the shim, read once
+    // and then released with the shim's own `ta_vm_free`.
     let text = unsafe { CStr::from_ptr(out) }.to_string_lossy().into_owned();
     unsafe { ta_vm_free(out) };
     Some(text)

@@ -19,10 +19,18 @@ fn data_dir() -> Option<PathBuf> {
     default.join("mlp").is_dir().then_some(default)
 }
 
+/// Says that the calling test is skipped when `engine` is `None` (no language data).
+fn or_skip<T>(engine: Option<T>) -> Option<T> {
+    if engine.is_none() {
+        println!("skipped: no language data (run scripts/setup.sh or set TA_MLP_DATA)");
+    }
+    engine
+}
+
 /// The fully loaded engine, or `None` (test skipped) when no data is available.
 fn engine() -> Option<&'static MlpEngine> {
     static ENGINE: OnceLock<Option<MlpEngine>> = OnceLock::new();
-    ENGINE
+    or_skip(ENGINE
         .get_or_init(|| {
             let dir = data_dir()?;
             let engine = MlpEngine::load(&dir, MlpConfig::default());
@@ -34,13 +42,13 @@ fn engine() -> Option<&'static MlpEngine> {
             );
             Some(engine)
         })
-        .as_ref()
+        .as_ref())
 }
 
 /// A Russian-only engine (detection skipped, mlp.md §10.1): langdetect 1.0.9 with seed 0
 /// calls the §3.3 phone example `mk`, so the default configuration would analyse it as `et`.
 fn russian_engine() -> Option<MlpEngine> {
-    let dir = data_dir()?;
+    let dir = or_skip(data_dir())?;
     let cfg = MlpConfig {
         languages: vec![Lang::Ru],
         default_language: Lang::Ru,

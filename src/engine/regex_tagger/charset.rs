@@ -67,6 +67,10 @@ fn cased_chars() -> &'static str {
     })
 }
 
+/// Patterns the character-set cache holds before it starts afresh: patterns come from users'
+/// lexicons, so the cache must not grow without bound.
+const CACHE_CAPACITY: usize = 4096;
+
 /// The set of characters of `universe` matched by a `regex`-crate single-character pattern,
 /// cached by pattern (callers pass a universe that holds every character the pattern matches).
 fn set_for_pattern(pattern: &str, universe: &str) -> Arc<CharSet> {
@@ -78,7 +82,11 @@ fn set_for_pattern(pattern: &str, universe: &str) -> Arc<CharSet> {
     let re = regex::Regex::new(&format!("(?:{})+", pattern)).expect("emitted class is valid");
     let chars: Vec<char> = re.find_iter(universe).flat_map(|m| m.as_str().chars()).collect();
     let set = Arc::new(CharSet::from_chars(chars));
-    cache.lock().unwrap().insert(pattern.to_string(), set.clone());
+    let mut cache = cache.lock().unwrap();
+    if cache.len() >= CACHE_CAPACITY {
+        cache.clear();
+    }
+    cache.insert(pattern.to_string(), set.clone());
     set
 }
 

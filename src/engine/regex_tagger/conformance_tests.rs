@@ -12,8 +12,8 @@ use super::ops::{self, Group, Member};
 use super::{Matcher, MatcherConfig};
 
 const CASE_FILES: [&str; 2] = [
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conformance/regex_tagger.jsonl"),
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conformance/regex_tagger_group.jsonl"),
+    concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/regex_tagger.jsonl"),
+    concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/regex_tagger_group.jsonl"),
 ];
 
 enum Outcome {

@@ -22,7 +22,7 @@ mod unit_tests;
 pub use matcher::{Matcher, DEFAULT_TIMEOUT};
 
 /// How lexicon entries are combined.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Operator {
     #[default]
@@ -31,7 +31,7 @@ pub enum Operator {
 }
 
 /// Anchoring of an entry inside the text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum MatchType {
     #[default]
@@ -41,7 +41,7 @@ pub enum MatchType {
 }
 
 /// All regex tagger parameters (wire names and defaults of `api.md` §8).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 #[serde(default)]
 pub struct MatcherConfig {
     pub lexicon: Vec<String>,
@@ -76,7 +76,7 @@ impl Default for MatcherConfig {
 }
 
 /// One match: lower-cased stripped text, code-point span, and (documents only) the field path.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct Match {
     pub str_val: String,
     pub span: [usize; 2],

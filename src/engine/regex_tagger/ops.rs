@@ -18,7 +18,7 @@ use crate::engine::lines::{flat_get, DocTree};
 pub type Member<'a> = (i64, &'a str, &'a Matcher);
 
 /// `regex_taggers/{id}/tag_text|tag_texts|tag_doc` result.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct TagResult {
     pub tagger_id: i64,
     pub tag: String,
@@ -27,7 +27,7 @@ pub struct TagResult {
 }
 
 /// `regex_taggers/multitag_text` entry.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct MultiTagEntry {
     pub tagger_id: i64,
     pub tag: String,
@@ -35,7 +35,7 @@ pub struct MultiTagEntry {
 }
 
 /// A member tagger's matches inside a group result.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct GroupTag {
     pub tag: String,
     pub tagger_id: i64,
@@ -43,7 +43,7 @@ pub struct GroupTag {
 }
 
 /// `regex_tagger_groups/{id}/tag_text|tag_doc` result.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct GroupTagResult {
     pub tagger_group_id: i64,
     pub tagger_group_tag: String,
@@ -52,7 +52,7 @@ pub struct GroupTagResult {
 }
 
 /// `regex_tagger_groups/{id}/tag_texts` result: one tag list per text.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct GroupTagTextsResult {
     pub tagger_group_id: i64,
     pub tagger_group_tag: String,
@@ -60,7 +60,7 @@ pub struct GroupTagTextsResult {
 }
 
 /// `regex_tagger_groups/multitag_text` entry.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct GroupMultiTagEntry {
     pub tagger_group_id: i64,
     pub tagger_group_tag: String,

@@ -110,9 +110,16 @@ pub fn parse(pattern: &str, ignore_case: bool) -> Result<Node, SyntaxError> {
     Ok(node)
 }
 
+/// How deeply groups and quantifiers may nest. Every later pass over the AST (emitting,
+/// compiling, matching, dropping) recurses once per level, so this bound keeps a hostile
+/// pattern such as 20,000 nested groups from overflowing a thread's stack.
+pub const MAX_NESTING: usize = 100;
+
 struct Parser {
     chars: Vec<char>,
     pos: usize,
+    /// Current nesting of groups (alternations being parsed).
+    depth: usize,
     ci: bool,
     multiline: bool,
     dotall: bool,
@@ -124,6 +131,7 @@ impl Parser {
         Parser {
             chars: pattern.chars().collect(),
             pos: 0,
+            depth: 0,
             ci,
             multiline: false,
             dotall: false,
@@ -161,11 +169,20 @@ impl Parser {
     }
 
     fn parse_alt(&mut self) -> Result<Node, SyntaxError> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return self.too_deep();
+        }
         let mut alts = vec![self.parse_concat()?];
         while self.eat('|') {
             alts.push(self.parse_concat()?);
         }
+        self.depth -= 1;
         Ok(if alts.len() == 1 { alts.pop().unwrap() } else { Node::Alt(alts) })
+    }
+
+    fn too_deep<T>(&self) -> Result<T, SyntaxError> {
+        self.err(&format!("pattern nested too deeply (more than {MAX_NESTING} levels of groups and quantifiers)"))
     }
 
     fn parse_concat(&mut self) -> Result<Node, SyntaxError> {
@@ -504,8 +521,9 @@ impl Parser {
 
     fn parse_posix(&mut self) -> Result<Option<ClassItem>, SyntaxError> {
         let rest: String = self.chars[self.pos..].iter().take(16).collect();
-        let end = match rest.find(":]") {
-            Some(e) => e,
+        // The name starts after `[:`; `[[:]` has none and is read as the set of `[` and `:`.
+        let end = match rest.get(2..).and_then(|r| r.find(":]")) {
+            Some(e) => e + 2,
             None => return Ok(None),
         };
         let name = &rest[2..end];
@@ -543,7 +561,8 @@ impl Parser {
     }
 
     fn parse_quantifiers(&mut self, mut atom: Node) -> Result<Node, SyntaxError> {
-        loop {
+        // Each quantifier wraps the atom once more (fuzzy constraints may stack).
+        for chain in 1.. {
             let (min, max) = match self.peek() {
                 Some('*') => (0, None),
                 Some('+') => (1, None),
@@ -551,21 +570,29 @@ impl Parser {
                 Some('{') => {
                     self.pos += 1;
                     match self.brace_quantifier(atom)? {
-                        Ok(node) => {
-                            atom = node;
-                            continue;
-                        }
+                        Ok(node) => atom = node,
                         Err(node) => {
                             self.pos -= 1;
                             return Ok(node);
                         }
                     }
+                    self.check_nesting(chain)?;
+                    continue;
                 }
                 _ => return Ok(atom),
             };
             self.pos += 1;
             atom = self.finish_repeat(atom, min, max)?;
+            self.check_nesting(chain)?;
         }
+        unreachable!("the nesting bound ends the chain")
+    }
+
+    fn check_nesting(&self, chain: usize) -> Result<(), SyntaxError> {
+        if self.depth + chain > MAX_NESTING {
+            return self.too_deep();
+        }
+        Ok(())
     }
 
     /// Handles `{` after an atom: counted repeat, fuzzy constraint, or (Err) a literal brace.
@@ -779,6 +806,25 @@ mod tests {
         assert!(matches!(parse("a{x}", false).unwrap(), Node::Concat(_)));
         assert!(!is_plain(&parse("four$", false).unwrap()));
         assert!(is_plain(&parse(r"(new|old) york", false).unwrap()));
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let deep = format!("{}a{}", "(".repeat(20_000), ")".repeat(20_000));
+        let err = parse(&deep, false).unwrap_err();
+        assert!(err.0.starts_with("pattern nested too deeply"), "{}", err.0);
+        let fuzzy_chain = format!("a{}", "{e<=1}".repeat(20_000));
+        assert!(parse(&fuzzy_chain, false).unwrap_err().0.starts_with("pattern nested too deeply"));
+        let ok = format!("{}a{}", "(".repeat(MAX_NESTING - 1), ")".repeat(MAX_NESTING - 1));
+        assert!(parse(&ok, false).is_ok());
+    }
+
+    #[test]
+    fn posix_opener_without_a_name_is_a_set_member() {
+        // The reference's `regex` module reads `[[:]` as the set of `[` and `:`.
+        let node = parse("[[:]", false).unwrap();
+        let Node::Class { class: Class::Set { items, negated: false }, .. } = node else { panic!("{node:?}") };
+        assert_eq!(items, vec![ClassItem::Range('[', '['), ClassItem::Range(':', ':')]);
     }
 
     #[test]

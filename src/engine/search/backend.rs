@@ -47,7 +47,7 @@ pub struct BackendInfo {
 
 /// One field of an index as `get_fields` lists it: dotted `path` and mapping `type`
 /// (`text`, `keyword`, `long`, `float`, `boolean`, `date`, or `fact` for `texta_facts`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct FieldInfo {
     pub path: String,
     #[serde(rename = "type")]
@@ -55,7 +55,7 @@ pub struct FieldInfo {
 }
 
 /// Fields of one index, in mapping order (alphabetical by path segments).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct IndexFields {
     pub index: String,
     pub fields: Vec<FieldInfo>,

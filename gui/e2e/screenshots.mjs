@@ -1,0 +1,67 @@
+// Takes the documentation screenshots (login, projects, search, regex taggers) into
+// docs/screenshots/ against a fresh `ta serve` (TA_BIN) filled through the API.
+// Run: node gui/e2e/screenshots.mjs
+import fs from 'node:fs';
+import path from 'node:path';
+import { startServer, launchBrowser, api, apiLogin, guiLogin, open, REPO, ADMIN_PASSWORD, CSV } from './harness.mjs';
+
+const OUT = path.join(REPO, 'docs', 'screenshots');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const server = await startServer();
+const browser = await launchBrowser();
+try {
+  fs.mkdirSync(OUT, { recursive: true });
+  const key = await apiLogin(server, 'admin', ADMIN_PASSWORD);
+  const me = (await api(server, 'GET', 'rest-auth/user/', undefined, key)).body;
+  const pid = (await api(server, 'POST', 'projects/', { title: 'Estonian news', users: [`/api/v1/users/${me.id}/`] }, key)).body.id;
+  const fd = new FormData();
+  fd.append('description', 'news sample');
+  fd.append('index', 'news');
+  fd.append('file', new Blob([CSV], { type: 'text/csv' }), 'news.csv');
+  const imp = await (await fetch(`${server.api}/projects/${pid}/dataset_imports/`, { method: 'POST', headers: { Authorization: `Token ${key}` }, body: fd })).json();
+  for (let i = 0; i < 240; i++) {
+    const g = await api(server, 'GET', `projects/${pid}/dataset_imports/${imp.id}/`, undefined, key);
+    if (g.body.task && ['completed', 'failed'].includes(g.body.task.status)) break;
+    await sleep(500);
+  }
+  const t1 = (await api(server, 'POST', `projects/${pid}/regex_taggers/`, { description: 'politsei', lexicon: ['varas', 'röövel', 'vägivald', 'pettus'] }, key)).body;
+  const t2 = (await api(server, 'POST', `projects/${pid}/regex_taggers/`, { description: 'tuletõrje', lexicon: ['põleng', 'tulekahju'] }, key)).body;
+  const g = (await api(server, 'POST', `projects/${pid}/regex_tagger_groups/`, { description: 'Hädaabi', regex_taggers: [t1.id, t2.id] }, key)).body;
+  await api(server, 'POST', `projects/${pid}/regex_tagger_groups/${g.id}/apply_tagger_group/`, { description: 'apply', fields: ['text'] }, key);
+  await sleep(3000);
+
+  const context = await browser.browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await open(page, '/login');
+  await page.getByRole('heading', { name: 'Log in' }).waitFor();
+  await page.screenshot({ path: path.join(OUT, 'login.png') });
+  await guiLogin(page, 'admin', ADMIN_PASSWORD);
+  await page.getByTestId(`row-${pid}`).waitFor();
+  await page.locator('.health dl').waitFor();
+  await page.screenshot({ path: path.join(OUT, 'projects.png') });
+  await open(page, `/p/${pid}/search`);
+  await page.getByLabel('Search text').fill('varas');
+  await page.getByLabel('Search text').press('Enter');
+  await page.getByTestId('result-count').getByText('1 document', { exact: true }).waitFor();
+  await sleep(300);
+  await page.screenshot({ path: path.join(OUT, 'search.png') });
+  await open(page, `/p/${pid}/models/regex-taggers`);
+  await page.getByRole('cell', { name: 'politsei', exact: true }).waitFor();
+  await page.screenshot({ path: path.join(OUT, 'regex-taggers.png') });
+  await page.getByRole('button', { name: 'Actions for politsei' }).click();
+  await page.getByRole('button', { name: 'Tag text', exact: true }).click();
+  await page.getByRole('dialog').getByLabel('Text', { exact: true }).fill('🚓 Eile kell 10 õhtul sisenes varas keemiatehasesse.');
+  await page.getByRole('dialog').getByRole('button', { name: 'Tag', exact: true }).click();
+  await page.getByRole('dialog').getByTestId('highlight').waitFor();
+  await sleep(300);
+  await page.screenshot({ path: path.join(OUT, 'regex-tagger-tag-text.png') });
+  await open(page, `/p/${pid}/models/regex-tagger-groups`);
+  await page.getByRole('cell', { name: 'Hädaabi', exact: true }).waitFor();
+  await page.screenshot({ path: path.join(OUT, 'regex-tagger-groups.png') });
+  await context.close();
+  console.log(`screenshots in ${OUT}`);
+} finally {
+  await browser.close();
+  await server.stop();
+}

@@ -1,0 +1,97 @@
+//! The standard subcommands every resource kind has (`list`, `show`, `delete`,
+//! `bulk-delete`), run through the kind's declared operations; each kind's own command enum
+//! flattens them in. Also finds the project that holds a resource when `--project` is not
+//! given.
+use super::Target;
+use crate::engine::error::{Error, Result};
+use crate::engine::resources::Kind;
+use clap::{Args, Subcommand};
+use serde_json::{json, Value};
+
+/// Which project: given, or the one holding the resource.
+#[derive(Args, Debug)]
+pub struct ProjectFlag {
+    /// Project id [default: the project holding the resource]
+    #[arg(long)]
+    pub project: Option<i64>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum StandardCmd {
+    /// List the project's resources of this kind
+    List {
+        /// Project id
+        #[arg(long)]
+        project: i64,
+        /// Order by these fields (`-` before a field: descending), e.g. -id,description
+        #[arg(long)]
+        ordering: Option<String>,
+    },
+    /// Show one
+    Show {
+        /// Resource id
+        id: i64,
+        #[command(flatten)]
+        p: ProjectFlag,
+    },
+    /// Delete one
+    Delete {
+        /// Resource id
+        id: i64,
+        #[command(flatten)]
+        p: ProjectFlag,
+    },
+    /// Delete several at once (ids of other projects are skipped)
+    BulkDelete {
+        /// Project id
+        #[arg(long)]
+        project: i64,
+        /// Resource ids
+        #[arg(required = true)]
+        ids: Vec<i64>,
+    },
+}
+
+/// Runs a standard subcommand for `kind`.
+pub fn run(t: &Target, kind: Kind, c: &StandardCmd) -> Result<Option<Value>> {
+    let route = kind.route();
+    let out = match c {
+        StandardCmd::List { project, ordering } => {
+            let query = ordering.as_ref().map(|o| format!("?ordering={o}")).unwrap_or_default();
+            t.request("GET", &format!("/projects/{project}/{route}/{query}"), None)?
+        }
+        StandardCmd::Show { id, p } => {
+            let pk = project_for(t, p, kind, *id)?;
+            t.request("GET", &format!("/projects/{pk}/{route}/{id}/"), None)?
+        }
+        StandardCmd::Delete { id, p } => {
+            let pk = project_for(t, p, kind, *id)?;
+            t.request("DELETE", &format!("/projects/{pk}/{route}/{id}/"), None)?;
+            return Ok(None);
+        }
+        StandardCmd::BulkDelete { project, ids } => {
+            t.request("POST", &format!("/projects/{project}/{route}/bulk_delete/"), Some(&json!({"ids": ids})))?
+        }
+    };
+    Ok(Some(out))
+}
+
+/// The project holding resource `id` when `--project` is not given.
+pub fn project_for(t: &Target, p: &ProjectFlag, kind: Kind, id: i64) -> Result<i64> {
+    if let Some(pk) = p.project {
+        return Ok(pk);
+    }
+    match t {
+        Target::Local { engine, ctx } => engine.project_of(ctx, kind, id),
+        Target::Remote(c) => {
+            let projects = c.send("GET", "/projects/", None)?;
+            projects
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|p| p["id"].as_i64())
+                .find(|pk| c.send("GET", &format!("/projects/{pk}/{}/{id}/", kind.route()), None).is_ok())
+                .ok_or_else(Error::not_found)
+        }
+    }
+}

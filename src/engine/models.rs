@@ -1,0 +1,77 @@
+//! Trained model files and the cache of loaded models. A model file is written whole to a
+//! temporary name, synced, then renamed over the old one, so a crash or kill mid-write leaves
+//! the previous model intact; a loaded model is kept until its file changes or the resource
+//! is deleted, so requests never parse a model twice.
+use super::error::{Error, Result};
+use super::resources::Kind;
+use std::any::Any;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, RwLock};
+use std::time::SystemTime;
+
+/// Writing model files.
+pub struct ModelFile;
+
+impl ModelFile {
+    /// Replaces `path` with `bytes` atomically (temporary file, fsync, rename).
+    pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
+        let dir = path.parent().ok_or_else(|| Error::internal("model path has no directory"))?;
+        std::fs::create_dir_all(dir).map_err(Error::internal)?;
+        let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+        let written = (|| {
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(bytes)?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, path)
+        })();
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        written.map_err(|e| Error::Internal(format!("cannot write {}: {e}", path.display())))
+    }
+}
+
+type Entry = (SystemTime, Arc<dyn Any + Send + Sync>);
+
+/// Loaded models by resource, with the modification time of the file they came from.
+#[derive(Default)]
+pub struct ModelCache {
+    map: RwLock<HashMap<(Kind, i64), Entry>>,
+}
+
+impl ModelCache {
+    /// The model of `(kind, id)` loaded from `path` with `load`; `None` when the file does
+    /// not exist (not trained yet).
+    pub fn get_or_load<T: Send + Sync + 'static>(
+        &self,
+        kind: Kind,
+        id: i64,
+        path: &Path,
+        load: impl FnOnce(&[u8]) -> Result<T>,
+    ) -> Result<Option<Arc<T>>> {
+        let Ok(modified) = std::fs::metadata(path).and_then(|m| m.modified()) else {
+            return Ok(None);
+        };
+        if let Some((at, model)) = self.map.read().unwrap_or_else(|p| p.into_inner()).get(&(kind, id)) {
+            if *at == modified {
+                if let Ok(model) = model.clone().downcast::<T>() {
+                    return Ok(Some(model));
+                }
+            }
+        }
+        let bytes = std::fs::read(path).map_err(|e| Error::Internal(format!("cannot read {}: {e}", path.display())))?;
+        let model = Arc::new(load(&bytes)?);
+        self.map
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert((kind, id), (modified, model.clone()));
+        Ok(Some(model))
+    }
+
+    /// Forgets the loaded model of `(kind, id)`.
+    pub fn evict(&self, kind: Kind, id: i64) {
+        self.map.write().unwrap_or_else(|p| p.into_inner()).remove(&(kind, id));
+    }
+}

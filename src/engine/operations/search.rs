@@ -1,0 +1,82 @@
+//! Operations of projects, search indices, documents and search (`api.md` §1–§4, Appendix A).
+use super::regex::IndexName;
+use super::{crud, op, Operation};
+use crate::engine::dataset_imports::DatasetImports;
+use crate::engine::indices::IndexOut;
+use crate::engine::projects::{IndicesOut, ProjectIn, ProjectOut};
+use crate::engine::search::IndexFields;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// `{"query", "indices"}`: an Elasticsearch request body (query, size, from, sort, aggs,
+/// highlight, _source) over the given indices (default: all of the project's).
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct SearchIn {
+    #[schema(value_type = Object)]
+    pub query: Option<Value>,
+    pub indices: Option<Vec<IndexName>>,
+}
+
+/// `{"match_text", "size"}` of the simple search.
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct SimpleSearchIn {
+    pub match_text: String,
+    pub size: Option<u64>,
+}
+
+/// `{"index", "documents"}` of a document insert.
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct DocumentsIn {
+    pub index: String,
+    #[schema(value_type = Object)]
+    pub documents: Value,
+}
+
+/// `{"is_open"}` of an index.
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct IndexIn {
+    pub is_open: bool,
+}
+
+/// Projects and their indices (listed first in the documentation).
+pub fn project_operations() -> Vec<Operation> {
+    vec![
+        op!(Get "/projects/", "projects", "Projects the caller is a member of", [] => [Vec<ProjectOut>], |e, c| e.list_projects(c.ctx()?, c.query)?),
+        op!(Post "/projects/", "projects", "Create a project (superusers)", [ProjectIn] => [ProjectOut] 201, |e, c| e.create_project(c.ctx()?, c.body)?),
+        op!(Get "/projects/{project_pk}/", "projects", "One project", [] => [ProjectOut], |e, c| e.get_project(c.ctx()?, c.pk()?)?),
+        op!(Put "/projects/{project_pk}/", "projects", "Replace a project", [ProjectIn] => [ProjectOut], |e, c| e.update_project(c.ctx()?, c.pk()?, c.body, c.mode())?),
+        op!(Patch "/projects/{project_pk}/", "projects", "Change a project", [ProjectIn] => [ProjectOut], |e, c| e.update_project(c.ctx()?, c.pk()?, c.body, c.mode())?),
+        op!(Delete "/projects/{project_pk}/", "projects", "Delete a project and its resources", [] => [], |e, c| e.delete_project(c.ctx()?, c.pk()?)?),
+        op!(Get "/projects/{project_pk}/get_indices/", "projects", "The project's indices", [] => [IndicesOut], |e, c| e.get_project_indices(c.ctx()?, c.pk()?)?),
+        op!(Get "/projects/{project_pk}/get_fields/", "projects", "Fields of the project's indices", [] => [Vec<IndexFields>], |e, c| e.get_project_fields(c.ctx()?, c.pk()?)?),
+    ]
+}
+
+/// Dataset imports, documents, search and the index catalogue.
+pub fn operations() -> Vec<Operation> {
+    let mut ops = crud::operations::<DatasetImports>();
+    ops.extend([
+        op!(Post "/projects/{project_pk}/elastic/documents/", "documents", "Insert documents into an index of the project", [DocumentsIn] => [Value],
+            |e, c| e.insert_documents(c.ctx()?, c.pk()?, c.body)?),
+        op!(Get "/projects/{project_pk}/elastic/documents/{index}/{id}/", "documents", "One document", [] => [Value],
+            |e, c| e.get_document(c.ctx()?, c.pk()?, c.param("index")?, c.param("id")?)?),
+        op!(Patch "/projects/{project_pk}/elastic/documents/{index}/{id}/", "documents", "Change fields of a document", [Value] => [Value],
+            |e, c| e.patch_document(c.ctx()?, c.pk()?, c.param("index")?, c.param("id")?, c.body)?),
+        op!(Delete "/projects/{project_pk}/elastic/documents/{index}/{id}/", "documents", "Delete a document", [] => [],
+            |e, c| e.delete_document(c.ctx()?, c.pk()?, c.param("index")?, c.param("id")?)?),
+        op!(Post "/projects/{project_pk}/search/", "search", "Simple search: documents matching a text", [SimpleSearchIn] => [Value],
+            |e, c| Value::Array(e.simple_search(c.ctx()?, c.pk()?, c.body)?)),
+        op!(Post "/projects/{project_pk}/search_by_query/", "search", "Search with an Elasticsearch query (sort, aggs, highlight)", [SearchIn] => [Value],
+            |e, c| e.search_by_query(c.ctx()?, c.pk()?, c.body)?),
+        op!(Post "/projects/{project_pk}/scroll/", "search", "Page through every matching document", [Value] => [Value],
+            |e, c| e.scroll(c.ctx()?, c.pk()?, c.body)?),
+        op!(Post "/projects/{project_pk}/get_facts/", "search", "Fact names and their most frequent values", [Value] => [Value],
+            |e, c| e.get_facts(c.ctx()?, c.pk()?, c.body)?),
+        op!(Get "/index/", "index", "Indices in the store (superusers)", [] => [Vec<IndexOut>], |e, c| e.list_index_catalogue(c.ctx()?)?),
+        op!(Get "/index/{id}/", "index", "One index of the store", [] => [IndexOut], |e, c| e.get_index(c.ctx()?, c.id("id")?)?),
+        op!(Patch "/index/{id}/", "index", "Open or close an index", [IndexIn] => [IndexOut], |e, c| e.update_index(c.ctx()?, c.id("id")?, c.body)?),
+        op!(Delete "/index/{id}/", "index", "Delete an index and its documents", [] => [], |e, c| e.delete_index(c.ctx()?, c.id("id")?)?),
+        op!(Get "/get_indices/", "index", "Names of the indices in the store", [] => [Vec<String>], |e, c| e.store_indices(c.ctx()?)?),
+    ]);
+    ops
+}
