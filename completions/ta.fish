@@ -42,6 +42,8 @@ complete -c ta -n "__fish_ta_needs_command" -f -a "user" -d 'Users'
 complete -c ta -n "__fish_ta_needs_command" -f -a "project" -d 'Projects'
 complete -c ta -n "__fish_ta_needs_command" -f -a "regex-tagger" -d 'Regex (lexicon) taggers'
 complete -c ta -n "__fish_ta_needs_command" -f -a "regex-tagger-group" -d 'Regex tagger groups'
+complete -c ta -n "__fish_ta_needs_command" -f -a "tagger" -d 'Taggers: text classifiers trained on index documents or a labelled file'
+complete -c ta -n "__fish_ta_needs_command" -f -a "embedding" -d 'Word embeddings: word2vec with phrases, similar words, phrase a text'
 complete -c ta -n "__fish_ta_needs_command" -f -a "anonymizer" -d 'Anonymizers (replace person names with initials)'
 complete -c ta -n "__fish_ta_needs_command" -f -a "mlp" -d 'Language processing: tokens, lemmas, POS tags, language and facts of a text or a JSONL stream'
 complete -c ta -n "__fish_ta_needs_command" -f -a "import" -d 'Import a dataset file (jsonl, csv, xlsx/xls) into a search index'
@@ -462,6 +464,240 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_see
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "tag" -d 'Tag a JSONL stream from stdin with every member'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "apply" -d 'Add a fact per member match to every matching document of the indices (a task)'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -f -a "list" -d 'List the project\'s resources of this kind'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -f -a "show" -d 'Show one'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -f -a "delete" -d 'Delete one'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -f -a "bulk-delete" -d 'Delete several at once (ids of other projects are skipped)'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -f -a "create" -d 'Create a tagger and train it on index documents: those matching --query are the positives, a random sample of the others the negatives'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -f -a "train" -d 'Train a tagger from labelled JSONL (stdin, or --file), no index needed: lines whose --label-field equals --positive are positives, other labelled lines negatives'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -f -a "tag-text" -d 'Tag one text'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -f -a "tag" -d 'Tag a JSONL stream from stdin (texts, or documents read at --field, default the tagger\'s fields), one result line per input line, in order'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -f -a "features" -d 'The strongest features (not for the Hashing vectorizer)'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -f -a "stop-words" -d 'Show the tagger\'s own stop words, or replace them with --set'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -f -a "retrain" -d 'Train the tagger again (the old model serves until the new one is ready)'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and not __fish_seen_subcommand_from list show delete bulk-delete create train tag-text tag features stop-words retrain help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from list" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from list" -l ordering -d 'Order by these fields (`-` before a field: descending), e.g. -id,description' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from list" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from list" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from list" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from list" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from list" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from show" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from show" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from show" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from show" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from show" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from show" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from delete" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from delete" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from delete" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from delete" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from bulk-delete" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from bulk-delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from bulk-delete" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from bulk-delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from bulk-delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from bulk-delete" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from bulk-delete" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from bulk-delete" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l description -d 'Name of the tagger; also the tag it assigns' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l field -d 'Field holding the text (dotted path; repeat for several)' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l vectorizer -d 'Feature extraction' -r -f -a "hashing\t'Hashing Vectorizer (2^20 hashed word n-grams per field; no feature names)'
+count\t'Count Vectorizer (n-grams in at least 5 documents, raw counts)'
+tfidf\t'TfIdf Vectorizer (as Count, weighted by inverse document frequency)'"
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l classifier -d 'Learning method' -r -f -a "lr\t'Logistic Regression'
+svm\t'LinearSVC (linear SVM with Platt probabilities)'"
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l index -d 'Index to sample from (repeat for several) [default: all project indices]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l query -d 'Elasticsearch query selecting the positives, as JSON [default: all documents]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l maximum-sample-size -d 'Most positives to sample' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l negative-multiplier -d 'Negatives per positive' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l description -d 'Name of the tagger; also the tag it assigns' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l field -d 'Field holding the text (dotted path; repeat for several)' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l vectorizer -d 'Feature extraction' -r -f -a "hashing\t'Hashing Vectorizer (2^20 hashed word n-grams per field; no feature names)'
+count\t'Count Vectorizer (n-grams in at least 5 documents, raw counts)'
+tfidf\t'TfIdf Vectorizer (as Count, weighted by inverse document frequency)'"
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l classifier -d 'Learning method' -r -f -a "lr\t'Logistic Regression'
+svm\t'LinearSVC (linear SVM with Platt probabilities)'"
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l label-field -d 'Field holding each line\'s label' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l positive -d 'Label value of the positive class' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l file -d 'Read the examples from this file instead of stdin' -r -F
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag-text" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag-text" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag-text" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag-text" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag-text" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag-text" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag-text" -l lemmatize -d 'Lemmatize the text first'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag-text" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag-text" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag" -l field -d 'Document field to tag (dotted path; repeat for several). Lines that are JSON objects are documents; other lines are texts' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from features" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from features" -l size -d 'How many' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from features" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from features" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from features" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from features" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from features" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from features" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from features" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from stop-words" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from stop-words" -l set -d 'New stop words, separated by spaces' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from stop-words" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from stop-words" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from stop-words" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from stop-words" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from stop-words" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from stop-words" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from stop-words" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from retrain" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from retrain" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from retrain" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from retrain" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from retrain" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from retrain" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from retrain" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from retrain" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the project\'s resources of this kind'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete one'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from help" -f -a "bulk-delete" -d 'Delete several at once (ids of other projects are skipped)'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from help" -f -a "create" -d 'Create a tagger and train it on index documents: those matching --query are the positives, a random sample of the others the negatives'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from help" -f -a "train" -d 'Train a tagger from labelled JSONL (stdin, or --file), no index needed: lines whose --label-field equals --positive are positives, other labelled lines negatives'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from help" -f -a "tag-text" -d 'Tag one text'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from help" -f -a "tag" -d 'Tag a JSONL stream from stdin (texts, or documents read at --field, default the tagger\'s fields), one result line per input line, in order'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from help" -f -a "features" -d 'The strongest features (not for the Hashing vectorizer)'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from help" -f -a "stop-words" -d 'Show the tagger\'s own stop words, or replace them with --set'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from help" -f -a "retrain" -d 'Train the tagger again (the old model serves until the new one is ready)'
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete create similar phrase help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete create similar phrase help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete create similar phrase help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete create similar phrase help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete create similar phrase help" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete create similar phrase help" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete create similar phrase help" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete create similar phrase help" -f -a "list" -d 'List the project\'s resources of this kind'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete create similar phrase help" -f -a "show" -d 'Show one'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete create similar phrase help" -f -a "delete" -d 'Delete one'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete create similar phrase help" -f -a "bulk-delete" -d 'Delete several at once (ids of other projects are skipped)'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete create similar phrase help" -f -a "create" -d 'Create an embedding and train it (phraser + word2vec CBOW) on index documents'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete create similar phrase help" -f -a "similar" -d 'Words and phrases nearest to the given ones'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete create similar phrase help" -f -a "phrase" -d 'The text with the embedding\'s phrases joined (`new york` → `new_york`)'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete create similar phrase help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from list" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from list" -l ordering -d 'Order by these fields (`-` before a field: descending), e.g. -id,description' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from list" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from list" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from list" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from list" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from list" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from show" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from show" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from show" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from show" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from show" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from show" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from delete" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from delete" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from delete" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from delete" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from bulk-delete" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from bulk-delete" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from bulk-delete" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from bulk-delete" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from bulk-delete" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from bulk-delete" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from bulk-delete" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from bulk-delete" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from create" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from create" -l description -d 'Name of the embedding' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from create" -l field -d 'Field holding the text (dotted path; repeat for several)' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from create" -l index -d 'Index to read (repeat for several) [default: all project indices]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from create" -l query -d 'Elasticsearch query selecting the documents, as JSON [default: all]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from create" -l dims -d 'Vector width' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from create" -l min-freq -d 'Least count of a word in the vocabulary' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from create" -l max-documents -d 'Documents to read (0: all)' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from create" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from create" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from create" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from create" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from create" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from create" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from similar" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from similar" -l negative -d 'Word or phrase to be far from (repeat for several)' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from similar" -s n -l size -d 'How many' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from similar" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from similar" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from similar" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from similar" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from similar" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from similar" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from similar" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from phrase" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from phrase" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from phrase" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from phrase" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from phrase" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from phrase" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from phrase" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from phrase" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the project\'s resources of this kind'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete one'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from help" -f -a "bulk-delete" -d 'Delete several at once (ids of other projects are skipped)'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from help" -f -a "create" -d 'Create an embedding and train it (phraser + word2vec CBOW) on index documents'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from help" -f -a "similar" -d 'Words and phrases nearest to the given ones'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from help" -f -a "phrase" -d 'The text with the embedding\'s phrases joined (`new york` → `new_york`)'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand anonymizer; and not __fish_seen_subcommand_from list show delete bulk-delete create update text run help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
@@ -776,26 +1012,28 @@ complete -c ta -n "__fish_ta_using_subcommand completions" -l token -d 'Token fo
 complete -c ta -n "__fish_ta_using_subcommand completions" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand completions" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "init" -d 'Create the data directory, database and the admin account'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "serve" -d 'Serve the HTTP API (TEXTA /api/v1/ compatible), Swagger and ReDoc pages'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "health" -d 'Service health: host figures, search store, language processing, tasks'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "register" -d 'Register a new account (prints its token)'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "login" -d 'Log in; with --server the token is stored for later commands'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "logout" -d 'Log out (deletes the token)'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "user" -d 'Users'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "project" -d 'Projects'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "regex-tagger" -d 'Regex (lexicon) taggers'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "regex-tagger-group" -d 'Regex tagger groups'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "anonymizer" -d 'Anonymizers (replace person names with initials)'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "mlp" -d 'Language processing: tokens, lemmas, POS tags, language and facts of a text or a JSONL stream'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "import" -d 'Import a dataset file (jsonl, csv, xlsx/xls) into a search index'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "search" -d 'Stream the documents matching a query as JSON lines'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "doc" -d 'Store, show or delete single documents'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "index" -d 'Search indices in the store: list, show, open or close, delete'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "task" -d 'Background tasks'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "api" -d 'Call any API operation by method and path (`ta api GET /projects/`); `ta api --list` lists them'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "completions" -d 'Print a shell completion script'
-complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group anonymizer mlp import search doc index task api completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "init" -d 'Create the data directory, database and the admin account'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "serve" -d 'Serve the HTTP API (TEXTA /api/v1/ compatible), Swagger and ReDoc pages'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "health" -d 'Service health: host figures, search store, language processing, tasks'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "register" -d 'Register a new account (prints its token)'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "login" -d 'Log in; with --server the token is stored for later commands'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "logout" -d 'Log out (deletes the token)'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "user" -d 'Users'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "project" -d 'Projects'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "regex-tagger" -d 'Regex (lexicon) taggers'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "regex-tagger-group" -d 'Regex tagger groups'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "tagger" -d 'Taggers: text classifiers trained on index documents or a labelled file'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "embedding" -d 'Word embeddings: word2vec with phrases, similar words, phrase a text'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "anonymizer" -d 'Anonymizers (replace person names with initials)'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "mlp" -d 'Language processing: tokens, lemmas, POS tags, language and facts of a text or a JSONL stream'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "import" -d 'Import a dataset file (jsonl, csv, xlsx/xls) into a search index'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "search" -d 'Stream the documents matching a query as JSON lines'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "doc" -d 'Store, show or delete single documents'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "index" -d 'Search indices in the store: list, show, open or close, delete'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "task" -d 'Background tasks'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "api" -d 'Call any API operation by method and path (`ta api GET /projects/`); `ta api --list` lists them'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "completions" -d 'Print a shell completion script'
+complete -c ta -n "__fish_ta_using_subcommand help; and not __fish_seen_subcommand_from init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from user" -f -a "list" -d 'List users (superusers see everyone)'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from user" -f -a "show" -d 'Show one user'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from user" -f -a "update" -d 'Grant or revoke superuser status (superusers only)'
@@ -824,6 +1062,24 @@ complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_f
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "tag-text" -d 'Tag one text with every member'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "tag" -d 'Tag a JSONL stream from stdin with every member'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from regex-tagger-group" -f -a "apply" -d 'Add a fact per member match to every matching document of the indices (a task)'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from tagger" -f -a "list" -d 'List the project\'s resources of this kind'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from tagger" -f -a "show" -d 'Show one'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from tagger" -f -a "delete" -d 'Delete one'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from tagger" -f -a "bulk-delete" -d 'Delete several at once (ids of other projects are skipped)'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from tagger" -f -a "create" -d 'Create a tagger and train it on index documents: those matching --query are the positives, a random sample of the others the negatives'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from tagger" -f -a "train" -d 'Train a tagger from labelled JSONL (stdin, or --file), no index needed: lines whose --label-field equals --positive are positives, other labelled lines negatives'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from tagger" -f -a "tag-text" -d 'Tag one text'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from tagger" -f -a "tag" -d 'Tag a JSONL stream from stdin (texts, or documents read at --field, default the tagger\'s fields), one result line per input line, in order'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from tagger" -f -a "features" -d 'The strongest features (not for the Hashing vectorizer)'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from tagger" -f -a "stop-words" -d 'Show the tagger\'s own stop words, or replace them with --set'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from tagger" -f -a "retrain" -d 'Train the tagger again (the old model serves until the new one is ready)'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from embedding" -f -a "list" -d 'List the project\'s resources of this kind'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from embedding" -f -a "show" -d 'Show one'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from embedding" -f -a "delete" -d 'Delete one'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from embedding" -f -a "bulk-delete" -d 'Delete several at once (ids of other projects are skipped)'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from embedding" -f -a "create" -d 'Create an embedding and train it (phraser + word2vec CBOW) on index documents'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from embedding" -f -a "similar" -d 'Words and phrases nearest to the given ones'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from embedding" -f -a "phrase" -d 'The text with the embedding\'s phrases joined (`new york` → `new_york`)'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "list" -d 'List the project\'s resources of this kind'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "show" -d 'Show one'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from anonymizer" -f -a "delete" -d 'Delete one'

@@ -5,6 +5,7 @@ mod accounts;
 mod anonymizer;
 mod batch;
 mod client;
+mod embeddings;
 mod indices;
 mod mlp;
 mod output;
@@ -13,6 +14,7 @@ mod projects;
 mod regex;
 mod resources;
 mod system;
+mod taggers;
 
 use crate::engine::accounts::User;
 use crate::engine::error::{Error, Result};
@@ -81,6 +83,12 @@ pub enum Command {
     /// Regex tagger groups
     #[command(subcommand, name = "regex-tagger-group")]
     RegexTaggerGroup(regex::GroupCmd),
+    /// Taggers: text classifiers trained on index documents or a labelled file
+    #[command(subcommand)]
+    Tagger(taggers::TaggerCmd),
+    /// Word embeddings: word2vec with phrases, similar words, phrase a text
+    #[command(subcommand)]
+    Embedding(embeddings::EmbeddingCmd),
     /// Anonymizers (replace person names with initials)
     #[command(subcommand)]
     Anonymizer(anonymizer::AnonymizerCmd),
@@ -234,6 +242,8 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
                 Command::RegexTagger(c) => regex::tagger(&t, c),
                 Command::RegexTaggerGroup(c) => regex::group(&t, c),
                 Command::Anonymizer(c) => anonymizer::run(&t, c),
+                Command::Tagger(c) => taggers::run(&t, c),
+                Command::Embedding(c) => embeddings::run(&t, c),
                 Command::Mlp(a) => mlp::run(&t, a),
                 Command::Import(a) => indices::import(&t, a),
                 Command::Search(a) => indices::search(&t, a),

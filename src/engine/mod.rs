@@ -5,8 +5,11 @@
 pub mod accounts;
 pub mod anonymizer;
 pub mod anonymizers;
+pub mod classifier;
 pub mod clock;
 pub mod dataset_imports;
+pub mod embedding;
+pub mod embeddings;
 pub mod error;
 pub mod health;
 pub mod indices;
@@ -23,6 +26,7 @@ pub mod regex_taggers;
 pub mod resources;
 pub mod search;
 pub mod store;
+pub mod taggers;
 pub mod tasks;
 pub mod validate;
 

@@ -483,3 +483,19 @@ pub fn project_body(base: &str, id: i64, title: &str, author: &str, user_ids: &[
         "resources": project_resources(base, id),
     })
 }
+
+/// Run `ta args...` with `input` on stdin; returns stdout (panics unless it exits 0).
+pub fn ta_stdin(data_dir: &Path, args: &[&str], input: &str) -> String {
+    use std::io::Write;
+    let mut child = ta_command(data_dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ta runs");
+    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("input written");
+    let out = child.wait_with_output().expect("ta ends");
+    assert!(out.status.success(), "ta {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

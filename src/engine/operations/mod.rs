@@ -5,9 +5,11 @@
 //! path), so the three cannot disagree. Paths are relative to the API root (`/api/v1`).
 pub mod accounts;
 pub mod crud;
+pub mod embeddings;
 pub mod models;
 pub mod regex;
 pub mod search;
+pub mod taggers;
 
 
 use super::error::{Error, Result};
@@ -251,6 +253,8 @@ pub fn all() -> &'static [Operation] {
         ops.extend(search::project_operations());
         ops.extend(regex::operations());
         ops.extend(models::operations());
+        ops.extend(embeddings::operations());
+        ops.extend(taggers::operations());
         ops.extend(search::operations());
         ops
     })

@@ -2,7 +2,7 @@
 use super::{crud, op, Operation};
 use crate::engine::regex_tagger::ops::{GroupMultiTagEntry, GroupTagResult, GroupTagTextsResult, MultiTagEntry, TagResult};
 use crate::engine::regex_taggers::{RegexTaggerGroups, RegexTaggers};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// `{"text"}`.
@@ -47,7 +47,7 @@ pub struct RandomDocIn {
 }
 
 /// `{"name"}` of an index.
-#[derive(Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct IndexName {
     pub name: String,
 }

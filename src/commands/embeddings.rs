@@ -1,0 +1,122 @@
+//! `ta embedding ...`: train word embeddings from index fields, find similar words and
+//! phrases, phrase a text.
+use super::resources::{self, project_for, ProjectFlag, StandardCmd};
+use super::{progress, Target};
+use crate::engine::error::{Error, Result};
+use crate::engine::resources::Kind;
+use clap::Subcommand;
+use serde_json::{json, Value};
+
+#[derive(Subcommand, Debug)]
+pub enum EmbeddingCmd {
+    #[command(flatten)]
+    Standard(StandardCmd),
+    /// Create an embedding and train it (phraser + word2vec CBOW) on index documents
+    Create {
+        /// Project id
+        #[arg(long)]
+        project: i64,
+        /// Name of the embedding
+        #[arg(long)]
+        description: String,
+        /// Field holding the text (dotted path; repeat for several)
+        #[arg(long = "field", required = true)]
+        fields: Vec<String>,
+        /// Index to read (repeat for several) [default: all project indices]
+        #[arg(long = "index")]
+        indices: Vec<String>,
+        /// Elasticsearch query selecting the documents, as JSON [default: all]
+        #[arg(long)]
+        query: Option<String>,
+        /// Vector width
+        #[arg(long)]
+        dims: Option<i64>,
+        /// Least count of a word in the vocabulary
+        #[arg(long)]
+        min_freq: Option<i64>,
+        /// Documents to read (0: all)
+        #[arg(long)]
+        max_documents: Option<i64>,
+    },
+    /// Words and phrases nearest to the given ones
+    Similar {
+        /// Embedding id
+        id: i64,
+        /// Words or phrases to be near
+        #[arg(required = true)]
+        positives: Vec<String>,
+        #[command(flatten)]
+        p: ProjectFlag,
+        /// Word or phrase to be far from (repeat for several)
+        #[arg(long = "negative")]
+        negatives: Vec<String>,
+        /// How many
+        #[arg(short = 'n', long, default_value_t = 10)]
+        size: i64,
+    },
+    /// The text with the embedding's phrases joined (`new york` → `new_york`)
+    Phrase {
+        /// Embedding id
+        id: i64,
+        /// The text
+        text: String,
+        #[command(flatten)]
+        p: ProjectFlag,
+    },
+}
+
+pub fn run(t: &Target, c: &EmbeddingCmd) -> Result<Option<Value>> {
+    let out = match c {
+        EmbeddingCmd::Standard(c) => return resources::run(t, Kind::Embedding, c),
+        EmbeddingCmd::Create {
+            project,
+            description,
+            fields,
+            indices,
+            query,
+            dims,
+            min_freq,
+            max_documents,
+        } => {
+            let mut b = json!({"description": description, "fields": fields,
+                               "indices": indices.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()});
+            if let Some(q) = query {
+                b["query"] = serde_json::from_str(q).map_err(|e| Error::BadRequest(format!("--query is not JSON: {e}")))?;
+            }
+            for (key, v) in [("num_dimensions", dims), ("min_freq", min_freq), ("max_documents", max_documents)] {
+                if let Some(v) = v {
+                    b[key] = json!(v);
+                }
+            }
+            let path = format!("/projects/{project}/embeddings/");
+            let created = match t {
+                Target::Local { engine, ctx } => {
+                    serde_json::to_value(engine.create_embedding(ctx, *project, &b, Some(progress::observer()))?).map_err(Error::internal)?
+                }
+                Target::Remote(_) => t.request("POST", &path, Some(&b))?,
+            };
+            let id = created["id"].as_i64().ok_or_else(|| Error::Internal("no embedding id in the answer".into()))?;
+            let done = match t {
+                Target::Local { .. } => t.request("GET", &format!("{path}{id}/"), None)?,
+                Target::Remote(c) => progress::follow(c, &format!("{path}{id}/"))?,
+            };
+            progress::check(done)?
+        }
+        EmbeddingCmd::Similar {
+            id,
+            positives,
+            p,
+            negatives,
+            size,
+        } => {
+            let pk = project_for(t, p, Kind::Embedding, *id)?;
+            let b = json!({"positives": positives, "negatives": negatives, "output_size": size});
+            t.request("POST", &format!("/projects/{pk}/embeddings/{id}/predict_similar/"), Some(&b))?
+        }
+        EmbeddingCmd::Phrase { id, text, p } => {
+            let pk = project_for(t, p, Kind::Embedding, *id)?;
+            t.request("POST", &format!("/projects/{pk}/embeddings/{id}/phrase_text/"), Some(&json!({"text": text})))?
+        }
+    };
+    Ok(Some(out))
+}

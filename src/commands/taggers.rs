@@ -1,0 +1,333 @@
+//! `ta tagger ...`: train text classifiers from index documents or from a labelled JSONL
+//! file, tag one text or a JSONL stream, inspect features and stop words, retrain.
+use super::regex::BatchArgs;
+use super::resources::{self, project_for, ProjectFlag, StandardCmd};
+use super::{batch, progress, Target};
+use crate::engine::dataset_imports::Upload;
+use crate::engine::error::{Error, Result};
+use crate::engine::lines::BatchItem;
+use crate::engine::resources::Kind;
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::{json, Map, Value};
+use std::path::PathBuf;
+
+/// Vectorizers, as `api.md` §6 names them.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Vectorizer {
+    /// Hashing Vectorizer (2^20 hashed word n-grams per field; no feature names)
+    Hashing,
+    /// Count Vectorizer (n-grams in at least 5 documents, raw counts)
+    Count,
+    /// TfIdf Vectorizer (as Count, weighted by inverse document frequency)
+    Tfidf,
+}
+
+impl Vectorizer {
+    fn wire(self) -> &'static str {
+        match self {
+            Vectorizer::Hashing => "Hashing Vectorizer",
+            Vectorizer::Count => "Count Vectorizer",
+            Vectorizer::Tfidf => "TfIdf Vectorizer",
+        }
+    }
+}
+
+/// Classifiers, as `api.md` §6 names them.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Classifier {
+    /// Logistic Regression
+    Lr,
+    /// LinearSVC (linear SVM with Platt probabilities)
+    Svm,
+}
+
+impl Classifier {
+    fn wire(self) -> &'static str {
+        match self {
+            Classifier::Lr => "Logistic Regression",
+            Classifier::Svm => "LinearSVC",
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ModelArgs {
+    /// Name of the tagger; also the tag it assigns
+    #[arg(long)]
+    pub description: String,
+    /// Field holding the text (dotted path; repeat for several)
+    #[arg(long = "field", required = true)]
+    pub fields: Vec<String>,
+    /// Feature extraction
+    #[arg(long, value_enum)]
+    pub vectorizer: Option<Vectorizer>,
+    /// Learning method
+    #[arg(long, value_enum)]
+    pub classifier: Option<Classifier>,
+}
+
+impl ModelArgs {
+    fn body(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("description".into(), json!(self.description));
+        m.insert("fields".into(), json!(self.fields));
+        if let Some(v) = self.vectorizer {
+            m.insert("vectorizer".into(), json!(v.wire()));
+        }
+        if let Some(c) = self.classifier {
+            m.insert("classifier".into(), json!(c.wire()));
+        }
+        m
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TaggerCmd {
+    #[command(flatten)]
+    Standard(StandardCmd),
+    /// Create a tagger and train it on index documents: those matching --query are the
+    /// positives, a random sample of the others the negatives
+    Create {
+        /// Project id
+        #[arg(long)]
+        project: i64,
+        #[command(flatten)]
+        model: ModelArgs,
+        /// Index to sample from (repeat for several) [default: all project indices]
+        #[arg(long = "index")]
+        indices: Vec<String>,
+        /// Elasticsearch query selecting the positives, as JSON [default: all documents]
+        #[arg(long)]
+        query: Option<String>,
+        /// Most positives to sample
+        #[arg(long)]
+        maximum_sample_size: Option<i64>,
+        /// Negatives per positive
+        #[arg(long)]
+        negative_multiplier: Option<i64>,
+    },
+    /// Train a tagger from labelled JSONL (stdin, or --file), no index needed: lines whose
+    /// --label-field equals --positive are positives, other labelled lines negatives
+    Train {
+        /// Project id
+        #[arg(long)]
+        project: i64,
+        #[command(flatten)]
+        model: ModelArgs,
+        /// Field holding each line's label
+        #[arg(long)]
+        label_field: String,
+        /// Label value of the positive class
+        #[arg(long)]
+        positive: String,
+        /// Read the examples from this file instead of stdin
+        #[arg(long)]
+        file: Option<PathBuf>,
+    },
+    /// Tag one text
+    TagText {
+        /// Tagger id
+        id: i64,
+        /// The text
+        text: String,
+        #[command(flatten)]
+        p: ProjectFlag,
+        /// Lemmatize the text first
+        #[arg(long)]
+        lemmatize: bool,
+    },
+    /// Tag a JSONL stream from stdin (texts, or documents read at --field, default the
+    /// tagger's fields), one result line per input line, in order
+    Tag {
+        #[command(flatten)]
+        b: BatchArgs,
+        #[command(flatten)]
+        p: ProjectFlag,
+    },
+    /// The strongest features (not for the Hashing vectorizer)
+    Features {
+        /// Tagger id
+        id: i64,
+        #[command(flatten)]
+        p: ProjectFlag,
+        /// How many
+        #[arg(long, default_value_t = 100)]
+        size: usize,
+    },
+    /// Show the tagger's own stop words, or replace them with --set
+    StopWords {
+        /// Tagger id
+        id: i64,
+        #[command(flatten)]
+        p: ProjectFlag,
+        /// New stop words, separated by spaces
+        #[arg(long)]
+        set: Option<String>,
+    },
+    /// Train the tagger again (the old model serves until the new one is ready)
+    Retrain {
+        /// Tagger id
+        id: i64,
+        #[command(flatten)]
+        p: ProjectFlag,
+    },
+}
+
+/// Waits for a tagger's training: locally it ran in the foreground already; remotely the
+/// task is followed.
+fn finish(t: &Target, pk: i64, created: Value) -> Result<Option<Value>> {
+    let id = created["id"].as_i64().ok_or_else(|| Error::Internal("no tagger id in the answer".into()))?;
+    let done = match t {
+        Target::Local { .. } => t.request("GET", &format!("/projects/{pk}/taggers/{id}/"), None)?,
+        Target::Remote(c) => progress::follow(c, &format!("/projects/{pk}/taggers/{id}/"))?,
+    };
+    progress::check(done).map(Some)
+}
+
+pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
+    let out = match c {
+        TaggerCmd::Standard(c) => return resources::run(t, Kind::Tagger, c),
+        TaggerCmd::Create {
+            project,
+            model,
+            indices,
+            query,
+            maximum_sample_size,
+            negative_multiplier,
+        } => {
+            let mut b = model.body();
+            b.insert("indices".into(), json!(indices.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()));
+            if let Some(q) = query {
+                b.insert("query".into(), serde_json::from_str(q).map_err(|e| Error::BadRequest(format!("--query is not JSON: {e}")))?);
+            }
+            if let Some(n) = maximum_sample_size {
+                b.insert("maximum_sample_size".into(), json!(n));
+            }
+            if let Some(n) = negative_multiplier {
+                b.insert("negative_multiplier".into(), json!(n));
+            }
+            let body = Value::Object(b);
+            let created = match t {
+                Target::Local { engine, ctx } => {
+                    serde_json::to_value(engine.create_tagger(ctx, *project, &body, Some(progress::observer()))?).map_err(Error::internal)?
+                }
+                Target::Remote(_) => t.request("POST", &format!("/projects/{project}/taggers/"), Some(&body))?,
+            };
+            return finish(t, *project, created);
+        }
+        TaggerCmd::Train {
+            project,
+            model,
+            label_field,
+            positive,
+            file,
+        } => {
+            let created = match t {
+                Target::Local { engine, ctx } => {
+                    let upload = match file {
+                        Some(f) => Upload {
+                            path: f.canonicalize().map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", f.display())))?,
+                            file_name: f.display().to_string(),
+                            owned: false,
+                        },
+                        None => {
+                            // The engine reads examples from a file: stdin is kept in the upload
+                            // directory until training has read it.
+                            let path = engine.upload_dir()?.join(format!("{}-stdin.jsonl", crate::engine::passwords::random_string(16)));
+                            let mut out = std::fs::File::create(&path).map_err(Error::internal)?;
+                            std::io::copy(&mut std::io::stdin().lock(), &mut out).map_err(Error::internal)?;
+                            Upload { path, file_name: "stdin".into(), owned: true }
+                        }
+                    };
+                    let mut b = model.body();
+                    b.insert("label_field".into(), json!(label_field));
+                    b.insert("positive".into(), json!(positive));
+                    b.insert("file".into(), upload.to_value());
+                    let out = engine.train_tagger_file(ctx, *project, &Value::Object(b), Some(progress::observer()))?;
+                    serde_json::to_value(out).map_err(Error::internal)?
+                }
+                Target::Remote(c) => {
+                    use reqwest::blocking::multipart::{Form, Part};
+                    let mut form = Form::new()
+                        .text("description", model.description.clone())
+                        .text("label_field", label_field.clone())
+                        .text("positive", positive.clone());
+                    for f in &model.fields {
+                        form = form.text("fields", f.clone());
+                    }
+                    if let Some(v) = model.vectorizer {
+                        form = form.text("vectorizer", v.wire());
+                    }
+                    if let Some(cl) = model.classifier {
+                        form = form.text("classifier", cl.wire());
+                    }
+                    let form = match file {
+                        Some(f) => form.file("file", f).map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", f.display())))?,
+                        None => form.part("file", Part::reader(std::io::stdin()).file_name("examples.jsonl")),
+                    };
+                    c.send_multipart(&format!("/projects/{project}/taggers/train_file/"), form)?
+                }
+            };
+            return finish(t, *project, created);
+        }
+        TaggerCmd::TagText { id, text, p, lemmatize } => {
+            let pk = project_for(t, p, Kind::Tagger, *id)?;
+            t.request("POST", &format!("/projects/{pk}/taggers/{id}/tag_text/"), Some(&json!({"text": text, "lemmatize": lemmatize})))?
+        }
+        TaggerCmd::Tag { b, p } => {
+            let pk = project_for(t, p, Kind::Tagger, b.id)?;
+            tag_stream(t, pk, b)?;
+            return Ok(None);
+        }
+        TaggerCmd::Features { id, p, size } => {
+            let pk = project_for(t, p, Kind::Tagger, *id)?;
+            t.request("GET", &format!("/projects/{pk}/taggers/{id}/list_features/?size={size}"), None)?
+        }
+        TaggerCmd::StopWords { id, p, set } => {
+            let pk = project_for(t, p, Kind::Tagger, *id)?;
+            let path = format!("/projects/{pk}/taggers/{id}/stop_words/");
+            match set {
+                Some(words) => t.request("POST", &path, Some(&json!({"text": words})))?,
+                None => t.request("GET", &path, None)?,
+            }
+        }
+        TaggerCmd::Retrain { id, p } => {
+            let pk = project_for(t, p, Kind::Tagger, *id)?;
+            let path = format!("/projects/{pk}/taggers/{id}/");
+            match t {
+                Target::Local { engine, .. } => {
+                    engine.start_tagger_training(pk, *id, None, Some(progress::observer()))?;
+                    progress::check(t.request("GET", &path, None)?)?
+                }
+                Target::Remote(c) => {
+                    c.send("POST", &format!("{path}retrain_tagger/"), Some(&json!({})))?;
+                    progress::check(progress::follow(c, &path)?)?
+                }
+            }
+        }
+    };
+    Ok(Some(out))
+}
+
+/// Tags a stream: locally through the engine's parallel batch, remotely one request per
+/// line (in parallel) to the endpoints a single tag uses.
+fn tag_stream(t: &Target, pk: i64, b: &BatchArgs) -> Result<()> {
+    use rayon::prelude::*;
+    let base = format!("/projects/{pk}/taggers/{}", b.id);
+    batch::run_lines(|lines| match t {
+        Target::Local { engine, ctx } => engine.tagger_tag_batch(ctx, pk, b.id, lines, &b.fields),
+        Target::Remote(c) => Ok(lines
+            .par_iter()
+            .map(|line| {
+                let (path, body) = match BatchItem::parse(line) {
+                    BatchItem::Text(s) => (format!("{base}/tag_text/"), json!({"text": s})),
+                    BatchItem::Doc(d) => (format!("{base}/tag_doc/"), json!({"doc": d})),
+                };
+                match c.send("POST", &path, Some(&body)) {
+                    Ok(v) => v.to_string(),
+                    Err(e) => json!({"error": e.to_string()}).to_string(),
+                }
+            })
+            .collect()),
+    })
+}

@@ -1,0 +1,325 @@
+//! Embeddings as project resources (`api.md` §5, `models.md` §3): validation, storage, the
+//! training task (sentences from index fields through the text processor, then
+//! `embedding::train`), the model file, similar words and phrase_text. The phraser of an
+//! embedding also serves the taggers that name it. The learning lives in `embedding`.
+use super::classifier::{self, Hooks, ProcessorOptions, TextProcessor};
+use super::embedding::{self, Embedding, EmbeddingError, Similar};
+use super::error::{Error, Result};
+use super::indices::{parse_index_objects, IndexOut};
+use super::kinds::ResourceKind;
+use super::models::ModelFile;
+use super::resources::{resource_url, Kind, Resource};
+use super::taggers::{field_texts, match_all, parse_query};
+use super::tasks::{Observer, TaskHandle, TaskOut};
+use super::validate::{Form, List, Mode, Str};
+use super::{Ctx, Engine};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Documents read per batch while collecting the corpus.
+const SCAN_BATCH: usize = 1000;
+
+/// The embedding resource on the wire, fields in the reference's order.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct EmbeddingOut {
+    pub id: i64,
+    pub url: String,
+    pub author_username: String,
+    pub description: String,
+    pub indices: Vec<IndexOut>,
+    pub fields: Vec<String>,
+    /// The query as a JSON string.
+    pub query: String,
+    pub num_dimensions: i64,
+    pub max_documents: i64,
+    pub min_freq: i64,
+    pub vocab_size: i64,
+    pub task: Option<TaskOut>,
+}
+
+/// The body that creates or changes an embedding.
+#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct EmbeddingIn {
+    pub description: String,
+    pub fields: Vec<String>,
+    pub indices: Option<Vec<super::operations::regex::IndexName>>,
+    #[schema(value_type = Object)]
+    pub query: Option<Value>,
+    /// Vector width (default 100).
+    pub num_dimensions: Option<i64>,
+    /// Documents to read, 0 = all (default).
+    pub max_documents: Option<i64>,
+    /// Least count of a word in the vocabulary (default 5).
+    pub min_freq: Option<i64>,
+}
+
+/// What is stored per embedding besides the description.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+struct Stored {
+    fields: Vec<String>,
+    indices: Vec<String>,
+    query: Value,
+    num_dimensions: i64,
+    max_documents: i64,
+    min_freq: i64,
+    #[serde(default)]
+    vocab_size: i64,
+}
+
+impl Default for Stored {
+    fn default() -> Self {
+        Stored {
+            fields: Vec::new(),
+            indices: Vec::new(),
+            query: match_all(),
+            num_dimensions: 100,
+            max_documents: 0,
+            min_freq: 5,
+            vocab_size: 0,
+        }
+    }
+}
+
+fn stored(r: &Resource) -> Stored {
+    serde_json::from_value(r.config.clone()).unwrap_or_default()
+}
+
+fn embedding_error(e: EmbeddingError) -> Error {
+    Error::BadRequest(e.to_string())
+}
+
+/// The embedding's phraser joins word pairs for the taggers that use it.
+impl classifier::Phraser for Embedding {
+    fn phrase(&self, tokens: Vec<String>) -> Vec<String> {
+        self.phraser().phrase(tokens)
+    }
+}
+
+/// The embedding text processor (`models.md` 0.2): sentences split on newlines, built-in
+/// stop words removed.
+fn processor() -> TextProcessor {
+    TextProcessor::new(&ProcessorOptions {
+        sentences: true,
+        remove_stop_words: true,
+        custom_stop_words: String::new(),
+    })
+}
+
+impl Engine {
+    fn parse_embedding(&self, pk: i64, body: &Value, mode: Mode, base: &Stored, description: &str) -> Result<(String, Stored)> {
+        let mut s = base.clone();
+        let mut f = Form::new(body, mode)?;
+        let description = f.string("description", Str::REQUIRED.max(1000)).unwrap_or_else(|| description.to_string());
+        if let Some(indices) = parse_index_objects(&mut f, "indices")? {
+            s.indices = indices;
+        }
+        if let Some(fields) = f.strings("fields", List::REQUIRED, Str::REQUIRED) {
+            self.check_project_fields(&mut f, pk, &fields)?;
+            s.fields = fields;
+        }
+        if let Some(q) = parse_query(&mut f) {
+            s.query = q;
+        }
+        if let Some(v) = f.integer("num_dimensions", false, Some(1), Some(embedding::MAX_DIMENSIONS as i64)) {
+            s.num_dimensions = v;
+        }
+        if let Some(v) = f.integer("max_documents", false, Some(0), None) {
+            s.max_documents = v;
+        }
+        if let Some(v) = f.integer("min_freq", false, Some(1), None) {
+            s.min_freq = v;
+        }
+        f.finish()?;
+        self.resolve_indices(pk, Some(s.indices.clone()))?;
+        Ok((description, s))
+    }
+
+    fn render_embedding(&self, ctx: &Ctx, r: &Resource) -> Result<EmbeddingOut> {
+        let s = stored(r);
+        Ok(EmbeddingOut {
+            id: r.id,
+            url: resource_url(ctx, r.project_id, Kind::Embedding, r.id),
+            author_username: r.author_username.clone(),
+            description: r.description.clone(),
+            indices: self.index_objects(ctx, &s.indices)?,
+            fields: s.fields.clone(),
+            query: s.query.to_string(),
+            num_dimensions: s.num_dimensions,
+            max_documents: s.max_documents,
+            min_freq: s.min_freq,
+            vocab_size: s.vocab_size,
+            task: match r.task_id {
+                Some(t) => self.task(t)?,
+                None => None,
+            },
+        })
+    }
+
+    /// The model file of embedding `id`.
+    pub fn embedding_file(&self, id: i64) -> std::path::PathBuf {
+        self.config.data_dir.join("models").join("embeddings").join(format!("{id}.model"))
+    }
+
+    /// Validates and stores an embedding and starts its training: in the background, or with
+    /// an observer (local CLI) in the foreground.
+    pub fn create_embedding(self: &Arc<Self>, ctx: &Ctx, pk: i64, body: &Value, observer: Option<Observer>) -> Result<EmbeddingOut> {
+        self.check_project_access(ctx, pk)?;
+        let (description, s) = self.parse_embedding(pk, body, Mode::Full, &Stored::default(), "")?;
+        let id = self.insert_resource(Kind::Embedding, ctx, pk, &description, &serde_json::to_value(&s).map_err(Error::internal)?)?;
+        let task = self.create_task("train_embedding", Some(pk))?;
+        self.set_resource_task(Kind::Embedding, id, task)?;
+        let created = self.get_of::<Embeddings>(ctx, pk, id)?;
+        let engine = self.clone();
+        self.run_task(task, Box::new(move |h| engine.train_embedding(pk, id, h)), observer);
+        Ok(created)
+    }
+
+    /// The training task: the corpus (documents matching the query, their fields' sentences),
+    /// the phraser and word2vec, the model file written atomically, `vocab_size` stored.
+    fn train_embedding(&self, pk: i64, id: i64, h: &TaskHandle) -> Result<()> {
+        let r = self.resource(Kind::Embedding, pk, id)?;
+        let mut s = stored(&r);
+        let indices = self.resolve_indices(pk, Some(s.indices.clone()))?;
+        if indices.is_empty() {
+            return Err(Error::BadRequest("no indices".into()));
+        }
+        h.step("reading documents")?;
+        let p = processor();
+        let limit = usize::try_from(s.max_documents).ok().filter(|n| *n > 0).unwrap_or(usize::MAX);
+        let (mut sentences, mut documents) = (Vec::new(), 0usize);
+        self.scan_documents(&indices, &s.query, SCAN_BATCH, &mut |hits| {
+            for hit in hits {
+                if documents >= limit {
+                    break;
+                }
+                documents += 1;
+                for text in field_texts(&hit.source, &s.fields) {
+                    sentences.extend(p.process(&text, &Hooks::default()));
+                }
+            }
+            Ok(())
+        })?;
+        let settings = embedding::Settings {
+            num_dimensions: usize::try_from(s.num_dimensions).unwrap_or(100),
+            min_freq: u64::try_from(s.min_freq).unwrap_or(5),
+            ..embedding::Settings::default()
+        };
+        let mut passes = 0;
+        let corpus = || {
+            passes += 1;
+            if passes == 1 {
+                sentences.clone()
+            } else {
+                std::mem::take(&mut sentences)
+            }
+        };
+        let mut report = |p: embedding::Progress| {
+            let step = match p.step {
+                embedding::Step::BuildingPhraser => "building phraser",
+                embedding::Step::BuildingVocabulary => "building vocabulary",
+                embedding::Step::Training => "building embedding",
+            };
+            h.step(step).and_then(|_| h.progress(p.sentences as i64, p.fraction * 100.0)).is_ok()
+        };
+        let model = embedding::train(&settings, 1, corpus, &mut report).map_err(embedding_error)?;
+        h.step("saving")?;
+        ModelFile::write(&self.embedding_file(id), &model.to_bytes())?;
+        self.models.evict(Kind::Embedding, id);
+        s.vocab_size = model.vocab_size() as i64;
+        self.update_resource(Kind::Embedding, id, &r.description, &serde_json::to_value(&s).map_err(Error::internal)?)
+    }
+
+    /// The loaded embedding, or the reference's 400 when it is not trained yet.
+    pub fn embedding_model(&self, pk: i64, id: i64) -> Result<Arc<Embedding>> {
+        self.models
+            .get_or_load(Kind::Embedding, id, &self.embedding_file(id), |b| Embedding::from_bytes(b).map_err(embedding_error))?
+            .filter(|_| self.resource(Kind::Embedding, pk, id).is_ok())
+            .ok_or_else(|| Error::BadRequest("Model does not exist".into()))
+    }
+
+    /// The phraser a tagger's `embedding` gives it (none without one).
+    pub fn embedding_phraser(&self, pk: i64, embedding: Option<i64>) -> Result<Option<Arc<dyn classifier::Phraser>>> {
+        match embedding {
+            None => Ok(None),
+            Some(id) => Ok(Some(self.embedding_model(pk, id)? as Arc<dyn classifier::Phraser>)),
+        }
+    }
+
+    /// POST embeddings/{id}/predict_similar/ `{positives, negatives, output_size}`.
+    pub fn predict_similar(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<Vec<SimilarOut>> {
+        self.check_project_access(ctx, pk)?;
+        let r = self.resource(Kind::Embedding, pk, id)?;
+        let mut f = Form::new(body, Mode::Full)?;
+        let positives = f.strings("positives", List::REQUIRED, Str::REQUIRED);
+        let negatives = f.strings("negatives", List::OPTIONAL, Str::REQUIRED);
+        let size = f.integer("output_size", false, Some(1), Some(10_000)).unwrap_or(10);
+        f.finish()?;
+        let model = self.embedding_model(pk, id)?;
+        let found: Vec<Similar> = model.most_similar(&positives.unwrap_or_default(), &negatives.unwrap_or_default(), size as usize);
+        Ok(found
+            .into_iter()
+            .map(|s| SimilarOut {
+                phrase: s.phrase,
+                score: f64::from(s.score),
+                model: r.description.clone(),
+            })
+            .collect())
+    }
+
+    /// POST embeddings/{id}/phrase_text/ `{text}` → the phrased text.
+    pub fn phrase_text(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<String> {
+        self.check_project_access(ctx, pk)?;
+        self.resource(Kind::Embedding, pk, id)?;
+        let mut f = Form::new(body, Mode::Full)?;
+        let text = f.string("text", super::regex_taggers::TEXT);
+        f.finish()?;
+        Ok(self.embedding_model(pk, id)?.phrase_text(&text.unwrap_or_default()))
+    }
+}
+
+/// One `predict_similar` answer item.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct SimilarOut {
+    pub phrase: String,
+    pub score: f64,
+    pub model: String,
+}
+
+/// The embedding kind (`/projects/{pk}/embeddings/`).
+pub struct Embeddings;
+
+impl ResourceKind for Embeddings {
+    const KIND: Kind = Kind::Embedding;
+    const NOUN: &'static str = "embedding";
+    type Out = EmbeddingOut;
+    type In = EmbeddingIn;
+
+    fn render(e: &Engine, ctx: &Ctx, r: &Resource) -> Result<EmbeddingOut> {
+        e.render_embedding(ctx, r)
+    }
+
+    fn create(e: &Arc<Engine>, ctx: &Ctx, pk: i64, body: &Value) -> Result<EmbeddingOut> {
+        e.create_embedding(ctx, pk, body, None)
+    }
+
+    fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
+        let (description, s) = e.parse_embedding(r.project_id, body, mode, &stored(r), &r.description)?;
+        e.update_resource(Kind::Embedding, r.id, &description, &serde_json::to_value(&s).map_err(Error::internal)?)
+    }
+
+    /// Taggers built on the embedding lose the link (`models.md` 3.5); the model file goes.
+    fn deleting(e: &Engine, r: &Resource) -> Result<()> {
+        for t in e.all_resources(Kind::Tagger, r.project_id)? {
+            let mut s = super::taggers::stored(&t);
+            if s.embedding == Some(r.id) {
+                s.embedding = None;
+                e.update_resource(Kind::Tagger, t.id, &t.description, &serde_json::to_value(&s).map_err(Error::internal)?)?;
+                e.models.evict(Kind::Tagger, t.id);
+            }
+        }
+        e.models.evict(Kind::Embedding, r.id);
+        let _ = std::fs::remove_file(e.embedding_file(r.id));
+        Ok(())
+    }
+}

@@ -1,0 +1,130 @@
+//! Operations of taggers (`api.md` §6 and Appendix A).
+use super::regex::{IndexName, TextIn};
+use super::{crud, op, Access, Call, Method, Operation, Reply};
+use crate::engine::error::Result;
+use crate::engine::Engine;
+use std::borrow::Cow;
+use std::sync::Arc;
+use crate::engine::classifier::Feature;
+use crate::engine::taggers::{TagOut, TaggerOut, Taggers};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// `{"text", "lemmatize"}` of tag_text.
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct TagTextIn {
+    pub text: String,
+    /// Lemmatize the text first (default false).
+    pub lemmatize: Option<bool>,
+}
+
+/// `{"doc", "lemmatize"}` of tag_doc: the document must hold every tagger field.
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct TagDocIn {
+    #[schema(value_type = Object)]
+    pub doc: Value,
+    pub lemmatize: Option<bool>,
+}
+
+/// `{"indices"}` of tag_random_doc.
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct IndicesIn {
+    pub indices: Option<Vec<IndexName>>,
+}
+
+/// `{"features", "total_features", "showing_features"}`.
+#[derive(Serialize, Deserialize, utoipa::ToSchema)]
+pub struct FeaturesOut {
+    pub features: Vec<Feature>,
+    pub total_features: usize,
+    pub showing_features: usize,
+}
+
+/// `{"stop_words"}`.
+#[derive(Serialize, Deserialize, utoipa::ToSchema)]
+pub struct StopWordsOut {
+    pub stop_words: String,
+}
+
+/// `{"success"}`.
+#[derive(Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SuccessOut {
+    pub success: String,
+}
+
+/// `{"text", "taggers"}` of the project's multitag_text.
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct MultitagIn {
+    pub text: String,
+    pub taggers: Option<Vec<i64>>,
+    pub lemmatize: Option<bool>,
+    /// Keep only positive results (default true).
+    pub hide_false: Option<bool>,
+}
+
+/// The multipart form of train_file (ta extension).
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct TrainFileIn {
+    pub description: String,
+    /// Fields holding the text (dotted paths; repeat the form field for several).
+    pub fields: Vec<String>,
+    /// Field holding each line's label.
+    pub label_field: String,
+    /// The label value of the positive class; every other labelled line is a negative.
+    pub positive: String,
+    pub vectorizer: Option<String>,
+    pub classifier: Option<String>,
+    /// The labelled JSONL file.
+    #[schema(value_type = String, format = Binary)]
+    pub file: String,
+}
+
+fn plot(e: &Arc<Engine>, c: &Call) -> Result<Reply> {
+    let (pk, id) = (c.pk()?, c.id("id")?);
+    let bytes = e.tagger_plot(c.ctx()?, pk, id)?;
+    Ok(Reply::File {
+        content_type: "image/png",
+        name: format!("tagger-{id}.png"),
+        bytes,
+    })
+}
+
+pub fn operations() -> Vec<Operation> {
+    let mut ops = crud::operations::<Taggers>();
+    ops.extend([
+        op!(Post "/projects/{project_pk}/taggers/{id}/tag_text/", "taggers", "Tag one text", [TagTextIn] => [TagOut],
+            |e, c| e.tagger_tag_text(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
+        op!(Post "/projects/{project_pk}/taggers/{id}/tag_doc/", "taggers", "Tag a document's fields", [TagDocIn] => [TagOut],
+            |e, c| e.tagger_tag_doc(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
+        op!(Post "/projects/{project_pk}/taggers/{id}/tag_random_doc/", "taggers", "Tag a random document of the indices", [IndicesIn] => [Value],
+            |e, c| e.tagger_tag_random_doc(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
+        op!(Get "/projects/{project_pk}/taggers/{id}/list_features/", "taggers", "The strongest features (?size=100; not for Hashing)", [] => [FeaturesOut],
+            |e, c| e.tagger_features(c.ctx()?, c.pk()?, c.id("id")?, c.query)?),
+        op!(Get "/projects/{project_pk}/taggers/{id}/stop_words/", "taggers", "The tagger's own stop words", [] => [StopWordsOut],
+            |e, c| e.tagger_stop_words(c.ctx()?, c.pk()?, c.id("id")?, None)?),
+        op!(Post "/projects/{project_pk}/taggers/{id}/stop_words/", "taggers", "Replace the tagger's stop words: {text}", [TextIn] => [StopWordsOut],
+            |e, c| e.tagger_stop_words(c.ctx()?, c.pk()?, c.id("id")?, Some(c.body))?),
+        op!(Post "/projects/{project_pk}/taggers/{id}/retrain_tagger/", "taggers", "Train again (a task)", [] => [SuccessOut],
+            |e, c| e.retrain_tagger(c.ctx()?, c.pk()?, c.id("id")?)?),
+        Operation {
+            upload: true,
+            ..op!(Post "/projects/{project_pk}/taggers/train_file/", "taggers", "Train a tagger from a labelled JSONL file (ta extension; a task)", [TrainFileIn] => [TaggerOut] 201,
+                |e, c| e.train_tagger_file(c.ctx()?, c.pk()?, c.body, None)?)
+        },
+        Operation {
+            method: Method::Get,
+            path: Cow::Borrowed("/projects/{project_pk}/taggers/{id}/plot/"),
+            tag: "taggers",
+            summary: Cow::Borrowed("The training plot (PNG): ROC curve, confusion matrix, coefficients"),
+            access: Access::User,
+            request: None,
+            status: 200,
+            response: None,
+            upload: false,
+            run: plot,
+        },
+        op!(Post "/projects/{project_pk}/taggers/multitag_text/", "taggers", "Run several taggers over one text", [MultitagIn] => [Vec<TagOut>],
+            |e, c| e.tagger_multitag_text(c.ctx()?, c.pk()?, c.body)?),
+    ]);
+    ops
+}

@@ -1,0 +1,781 @@
+//! Taggers (trained text classifiers) as project resources (`api.md` §6, `models.md` §1):
+//! validation, storage, the training task (data sample from the project's indices or from
+//! given examples, then `classifier::train`), the model files, and tagging. The learning
+//! itself lives in `classifier`.
+use super::classifier::{self, ClassifierKind, Hooks, Model, Settings, VectorizerKind};
+use super::error::{Error, Result};
+use super::indices::{parse_index_objects, IndexOut};
+use super::kinds::ResourceKind;
+use super::lines::flat_get;
+use super::models::ModelFile;
+use super::resources::{resource_url, Kind, Resource};
+use super::tasks::{Observer, TaskHandle, TaskOut};
+use super::validate::{Form, List, Mode, Str};
+use super::{Ctx, Engine};
+use rand::{RngExt, SeedableRng};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+pub const VECTORIZERS: [&str; 3] = ["Hashing Vectorizer", "Count Vectorizer", "TfIdf Vectorizer"];
+pub const CLASSIFIERS: [&str; 2] = ["Logistic Regression", "LinearSVC"];
+/// Seed of the negative sample (`models.md` 0.3 DECISION).
+const SAMPLE_SEED: u64 = 42;
+/// Documents read per batch while sampling.
+const SCAN_BATCH: usize = 1000;
+
+/// The tagger resource on the wire, fields in the reference's order.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct TaggerOut {
+    pub id: i64,
+    pub url: String,
+    pub author_username: String,
+    pub description: String,
+    /// The query as a JSON string.
+    pub query: String,
+    pub fields: Vec<String>,
+    pub embedding: Option<i64>,
+    pub vectorizer: String,
+    pub classifier: String,
+    pub stop_words: String,
+    pub maximum_sample_size: i64,
+    pub score_threshold: f64,
+    pub negative_multiplier: i64,
+    pub precision: Option<f64>,
+    pub recall: Option<f64>,
+    pub f1_score: Option<f64>,
+    pub num_features: Option<i64>,
+    pub num_positives: Option<i64>,
+    pub num_negatives: Option<i64>,
+    pub plot: Option<String>,
+    pub task: Option<TaskOut>,
+    pub indices: Vec<IndexOut>,
+    pub tagger_groups: Vec<String>,
+}
+
+/// The body that creates or changes a tagger.
+#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct TaggerIn {
+    pub description: String,
+    pub fields: Vec<String>,
+    pub indices: Option<Vec<super::operations::regex::IndexName>>,
+    /// Elasticsearch query whose matches are the positive examples (default: all documents).
+    #[schema(value_type = Object)]
+    pub query: Option<Value>,
+    pub embedding: Option<i64>,
+    /// `Hashing Vectorizer` (default), `Count Vectorizer` or `TfIdf Vectorizer`.
+    pub vectorizer: Option<String>,
+    /// `Logistic Regression` (default) or `LinearSVC`.
+    pub classifier: Option<String>,
+    pub maximum_sample_size: Option<i64>,
+    pub score_threshold: Option<f64>,
+    pub negative_multiplier: Option<i64>,
+}
+
+/// Figures filled in when training completes.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Metrics {
+    pub precision: f64,
+    pub recall: f64,
+    pub f1_score: f64,
+    pub num_features: i64,
+    pub num_positives: i64,
+    pub num_negatives: i64,
+}
+
+/// What is stored per tagger besides the description.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Stored {
+    pub fields: Vec<String>,
+    pub indices: Vec<String>,
+    pub query: Value,
+    pub embedding: Option<i64>,
+    pub vectorizer: String,
+    pub classifier: String,
+    #[serde(default)]
+    pub stop_words: String,
+    pub maximum_sample_size: i64,
+    pub score_threshold: f64,
+    pub negative_multiplier: i64,
+    #[serde(default)]
+    pub metrics: Option<Metrics>,
+}
+
+impl Default for Stored {
+    fn default() -> Self {
+        Stored {
+            fields: Vec::new(),
+            indices: Vec::new(),
+            query: match_all(),
+            embedding: None,
+            vectorizer: VECTORIZERS[0].into(),
+            classifier: CLASSIFIERS[0].into(),
+            stop_words: String::new(),
+            maximum_sample_size: 10_000,
+            score_threshold: 0.0,
+            negative_multiplier: 1,
+            metrics: None,
+        }
+    }
+}
+
+impl Stored {
+    pub fn settings(&self) -> Result<Settings> {
+        fn choice<T: serde::de::DeserializeOwned>(v: &str) -> Result<T> {
+            serde_json::from_value(json!(v)).map_err(Error::internal)
+        }
+        Ok(Settings {
+            fields: self.fields.clone(),
+            vectorizer: choice::<VectorizerKind>(&self.vectorizer)?,
+            classifier: choice::<ClassifierKind>(&self.classifier)?,
+            stop_words: self.stop_words.clone(),
+        })
+    }
+}
+
+pub fn match_all() -> Value {
+    json!({"query": {"match_all": {}}})
+}
+
+pub fn stored(r: &Resource) -> Stored {
+    serde_json::from_value(r.config.clone()).unwrap_or_default()
+}
+
+/// `query` as given: an object, or a JSON string holding one.
+pub fn parse_query(f: &mut Form) -> Option<Value> {
+    match f.raw("query")? {
+        Value::Object(o) => Some(Value::Object(o.clone())),
+        Value::String(s) => match serde_json::from_str::<Value>(s) {
+            Ok(v @ Value::Object(_)) => Some(v),
+            _ => {
+                f.fail("query", "Value must be valid JSON.");
+                None
+            }
+        },
+        Value::Null => None,
+        _ => {
+            f.fail("query", "Value must be valid JSON.");
+            None
+        }
+    }
+}
+
+impl Engine {
+    /// Validates `fields` against the project's fields (`api.md` §5 rule).
+    pub fn check_project_fields(&self, f: &mut Form, pk: i64, fields: &[String]) -> Result<()> {
+        let known: Vec<String> = self
+            .project_field_paths(pk)?
+            .into_iter()
+            .collect();
+        if fields.is_empty() || fields.iter().any(|x| !known.contains(x)) {
+            let set = if known.is_empty() {
+                "set()".to_string()
+            } else {
+                format!("{{{}}}", known.iter().map(|k| super::pytext::repr(k)).collect::<Vec<_>>().join(", "))
+            };
+            f.fail("fields", format!("Entered fields not in current project fields: {set}"));
+        }
+        Ok(())
+    }
+
+    /// Validates a tagger body onto `base`.
+    fn parse_tagger(&self, pk: i64, body: &Value, mode: Mode, base: &Stored, description: &str) -> Result<(String, Stored)> {
+        let mut s = base.clone();
+        let mut f = Form::new(body, mode)?;
+        let description = f.string("description", Str::REQUIRED.max(1000)).unwrap_or_else(|| description.to_string());
+        if let Some(fields) = f.strings("fields", List::REQUIRED, Str::REQUIRED) {
+            self.check_project_fields(&mut f, pk, &fields)?;
+            s.fields = fields;
+        }
+        if let Some(indices) = parse_index_objects(&mut f, "indices")? {
+            s.indices = indices;
+        }
+        if let Some(q) = parse_query(&mut f) {
+            s.query = q;
+        }
+        if let Some(e) = f.raw("embedding") {
+            s.embedding = match e {
+                Value::Null => None,
+                other => match other.as_i64().filter(|id| self.resource(Kind::Embedding, pk, *id).is_ok()) {
+                    Some(id) => Some(id),
+                    None => {
+                        f.fail("embedding", format!("Invalid pk \"{}\" - object does not exist.", other.as_str().map_or_else(|| other.to_string(), str::to_string)));
+                        None
+                    }
+                },
+            };
+        }
+        if let Some(v) = f.choice("vectorizer", false, &VECTORIZERS) {
+            s.vectorizer = v;
+        }
+        if let Some(v) = f.choice("classifier", false, &CLASSIFIERS) {
+            s.classifier = v;
+        }
+        if let Some(v) = f.integer("maximum_sample_size", false, Some(1), None) {
+            s.maximum_sample_size = v;
+        }
+        if let Some(v) = f.number("score_threshold", false, None, None) {
+            s.score_threshold = v;
+        }
+        if let Some(v) = f.integer("negative_multiplier", false, Some(1), Some(1000)) {
+            s.negative_multiplier = v;
+        }
+        f.finish()?;
+        let indices = self.resolve_indices(pk, Some(s.indices.clone()))?;
+        if s.indices.is_empty() && !indices.is_empty() {
+            s.indices.clear();
+        }
+        Ok((description, s))
+    }
+
+    pub(crate) fn render_tagger_model(&self, ctx: &Ctx, r: &Resource) -> Result<TaggerOut> {
+        let s = stored(r);
+        let m = s.metrics.clone();
+        let plot = self.tagger_file(r.id, "png").exists().then(|| format!("{}/projects/{}/taggers/{}/plot/", ctx.base_url, r.project_id, r.id));
+        Ok(TaggerOut {
+            id: r.id,
+            url: resource_url(ctx, r.project_id, Kind::Tagger, r.id),
+            author_username: r.author_username.clone(),
+            description: r.description.clone(),
+            query: s.query.to_string(),
+            fields: s.fields.clone(),
+            embedding: s.embedding,
+            vectorizer: s.vectorizer.clone(),
+            classifier: s.classifier.clone(),
+            stop_words: s.stop_words.clone(),
+            maximum_sample_size: s.maximum_sample_size,
+            score_threshold: s.score_threshold,
+            negative_multiplier: s.negative_multiplier,
+            precision: m.as_ref().map(|m| m.precision),
+            recall: m.as_ref().map(|m| m.recall),
+            f1_score: m.as_ref().map(|m| m.f1_score),
+            num_features: m.as_ref().map(|m| m.num_features),
+            num_positives: m.as_ref().map(|m| m.num_positives),
+            num_negatives: m.as_ref().map(|m| m.num_negatives),
+            plot,
+            task: match r.task_id {
+                Some(t) => self.task(t)?,
+                None => None,
+            },
+            indices: self.index_objects(ctx, &s.indices)?,
+            tagger_groups: self.owners((Kind::Tagger, r.id), Kind::TaggerGroup)?.into_iter().map(|(_, d)| d).collect(),
+        })
+    }
+
+    /// The model file (`ext` `model`) or plot (`png`) of tagger `id`.
+    pub fn tagger_file(&self, id: i64, ext: &str) -> std::path::PathBuf {
+        self.config.data_dir.join("models").join("taggers").join(format!("{id}.{ext}"))
+    }
+
+    /// Validates and stores a tagger and starts its training: in the background (the answer
+    /// shows the task `created`) or, with an observer (local CLI), in the foreground.
+    pub fn create_tagger(self: &Arc<Self>, ctx: &Ctx, pk: i64, body: &Value, observer: Option<Observer>) -> Result<TaggerOut> {
+        self.check_project_access(ctx, pk)?;
+        let (description, s) = self.parse_tagger(pk, body, Mode::Full, &Stored::default(), "")?;
+        let id = self.insert_resource(Kind::Tagger, ctx, pk, &description, &serde_json::to_value(&s).map_err(Error::internal)?)?;
+        let task = self.create_task("train_tagger", Some(pk))?;
+        self.set_resource_task(Kind::Tagger, id, task)?;
+        let created = self.get_of::<Taggers>(ctx, pk, id)?;
+        let engine = self.clone();
+        self.run_task(task, Box::new(move |h| engine.train_tagger(pk, id, None, h)), observer);
+        Ok(created)
+    }
+
+    /// Starts (or restarts) training of a stored tagger: a new task, run in the background or,
+    /// with an observer (local CLI), in the foreground.
+    pub fn start_tagger_training(self: &Arc<Self>, pk: i64, id: i64, examples: Option<Examples>, observer: Option<Observer>) -> Result<()> {
+        let task = self.create_task("train_tagger", Some(pk))?;
+        self.set_resource_task(Kind::Tagger, id, task)?;
+        let engine = self.clone();
+        self.run_task(task, Box::new(move |h| engine.train_tagger(pk, id, examples, h)), observer);
+        Ok(())
+    }
+
+    /// The training task: sample, train, write the model and plot atomically, store the
+    /// figures. A failure leaves the previous model (if any) in place.
+    fn train_tagger(&self, pk: i64, id: i64, examples: Option<Examples>, h: &TaskHandle) -> Result<()> {
+        let r = self.resource(Kind::Tagger, pk, id)?;
+        let mut s = stored(&r);
+        let settings = s.settings()?;
+        let (positives, negatives) = match examples {
+            Some(e) => (e.positives, e.negatives),
+            None => self.sample_binary(pk, &s, h)?,
+        };
+        h.step("training")?;
+        let phraser = self.embedding_phraser(pk, s.embedding)?;
+        let hooks = Hooks {
+            lemmatize: None,
+            phraser: phraser.as_deref(),
+        };
+        let mut report_progress = |step: &str, percent: u8| {
+            let _ = h.step(step);
+            let _ = h.progress(0, f64::from(percent));
+        };
+        let (model, report) = classifier::train(&positives, &negatives, &settings, &hooks, &mut report_progress).map_err(classifier_error)?;
+        h.step("saving")?;
+        ModelFile::write(&self.tagger_file(id, "model"), &model.to_bytes())?;
+        if let Ok(png) = classifier::plot_png(&report, model.coefficients()) {
+            ModelFile::write(&self.tagger_file(id, "png"), &png)?;
+        }
+        self.models.evict(Kind::Tagger, id);
+        s.metrics = Some(Metrics {
+            precision: report.precision,
+            recall: report.recall,
+            f1_score: report.f1,
+            num_features: report.num_features as i64,
+            num_positives: report.num_positives as i64,
+            num_negatives: report.num_negatives as i64,
+        });
+        // Stop words may have changed while training ran: keep the stored ones.
+        let now = stored(&self.resource(Kind::Tagger, pk, id)?);
+        s.stop_words = now.stop_words;
+        self.update_resource(Kind::Tagger, id, &r.description, &serde_json::to_value(&s).map_err(Error::internal)?)
+    }
+
+    /// Positives: the documents matching the query (up to `maximum_sample_size`, in the
+    /// store's order); negatives: a seeded uniform sample of the other documents of the same
+    /// indices, `negative_multiplier` times as many (`models.md` 0.3).
+    fn sample_binary(&self, pk: i64, s: &Stored, h: &TaskHandle) -> Result<(Vec<Vec<String>>, Vec<Vec<String>>)> {
+        let indices = self.resolve_indices(pk, Some(s.indices.clone()))?;
+        if indices.is_empty() {
+            return Err(Error::BadRequest("no indices: the project has no indices to train on".into()));
+        }
+        h.step("scrolling positives")?;
+        let max = usize::try_from(s.maximum_sample_size).unwrap_or(usize::MAX);
+        let (mut positives, mut ids) = (Vec::new(), HashSet::new());
+        self.scan_documents(&indices, &s.query, SCAN_BATCH, &mut |hits| {
+            for hit in hits {
+                if positives.len() < max {
+                    ids.insert((hit.index.clone(), hit.id.clone()));
+                    positives.push(field_texts(&hit.source, &s.fields));
+                }
+            }
+            Ok(())
+        })?;
+        if positives.is_empty() {
+            return Err(Error::BadRequest("no positive examples: the query matches no document".into()));
+        }
+        h.step("scrolling negative sample")?;
+        let want = positives.len().saturating_mul(usize::try_from(s.negative_multiplier).unwrap_or(1));
+        let mut rng = rand::rngs::StdRng::seed_from_u64(SAMPLE_SEED);
+        let (mut negatives, mut seen) = (Vec::with_capacity(want.min(1 << 20)), 0usize);
+        self.scan_documents(&indices, &match_all(), SCAN_BATCH, &mut |hits| {
+            for hit in hits {
+                if ids.contains(&(hit.index.clone(), hit.id.clone())) {
+                    continue;
+                }
+                seen += 1;
+                // Reservoir sampling: every non-positive document is equally likely.
+                if negatives.len() < want {
+                    negatives.push(field_texts(&hit.source, &s.fields));
+                } else {
+                    let j = rng.random_range(0..seen);
+                    if j < want {
+                        negatives[j] = field_texts(&hit.source, &s.fields);
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        if negatives.is_empty() {
+            return Err(Error::BadRequest("no negative examples: every document matches the query".into()));
+        }
+        Ok((positives, negatives))
+    }
+
+    /// The loaded model of a tagger with its current stop words, or the reference's 400
+    /// when it has none yet.
+    pub fn tagger_model(&self, r: &Resource) -> Result<Arc<Model>> {
+        let path = self.tagger_file(r.id, "model");
+        let stop_words = stored(r).stop_words;
+        self.models
+            .get_or_load(Kind::Tagger, r.id, &path, |bytes| {
+                Model::from_bytes(bytes).map(|m| m.with_stop_words(&stop_words)).map_err(classifier_error)
+            })?
+            .ok_or_else(|| Error::BadRequest("Model does not exist".into()))
+    }
+
+    /// A tagger ready to tag: its loaded model, stop words and phraser.
+    pub fn prepared_tagger(&self, r: &Resource) -> Result<PreparedTagger> {
+        let s = stored(r);
+        Ok(PreparedTagger {
+            model: self.tagger_model(r)?,
+            phraser: self.embedding_phraser(r.project_id, s.embedding)?,
+            id: r.id,
+            tag: r.description.clone(),
+            stored: s,
+        })
+    }
+
+    /// Tags one example (a text per tagger field).
+    pub fn tag_with_tagger(&self, r: &Resource, fields: &[&str], lemmatize: bool) -> Result<TagOut> {
+        Ok(self.prepared_tagger(r)?.tag(self, fields, lemmatize))
+    }
+
+    /// Tags batch input lines (texts, or documents read at `fields`, default the tagger's
+    /// own fields) in parallel, keeping input order; one JSON text per line, `{"error"}` for
+    /// a bad line.
+    pub fn tagger_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, lines: &[&str], fields: &[String]) -> Result<Vec<String>> {
+        use rayon::prelude::*;
+        self.check_project_access(ctx, pk)?;
+        let t = self.prepared_tagger(&self.resource(Kind::Tagger, pk, id)?)?;
+        let fields = if fields.is_empty() { t.stored.fields.clone() } else { fields.to_vec() };
+        Ok(lines
+            .par_iter()
+            .map(|line| {
+                let out = match super::lines::BatchItem::parse(line) {
+                    super::lines::BatchItem::Text(text) => match super::pytext::strip(&text) {
+                        "" => Err(Error::field("text", super::validate::NOT_BLANK)),
+                        text => Ok(t.tag(self, &vec![text; t.stored.fields.len().max(1)], false)),
+                    },
+                    super::lines::BatchItem::Doc(doc) => doc_texts(doc.as_object(), &fields)
+                        .map(|texts| t.tag(self, &texts.iter().map(String::as_str).collect::<Vec<_>>(), false)),
+                };
+                match out {
+                    Ok(v) => serde_json::to_string(&v).unwrap_or_default(),
+                    Err(e) => json!({"error": e.to_string()}).to_string(),
+                }
+            })
+            .collect())
+    }
+
+    /// The lemmas string of a text (ta's own lemmatizer).
+    pub fn lemmas(&self, text: &str) -> String {
+        let analyzers = super::mlp::Analyzers::parse(&["lemmas".to_string()]).unwrap_or_default();
+        let v = self.mlp().process(text.trim(), &analyzers);
+        v["text"]["lemmas"].as_str().unwrap_or(text).to_string()
+    }
+}
+
+/// A tagger with its model loaded, for many tagging calls.
+pub struct PreparedTagger {
+    model: Arc<Model>,
+    phraser: Option<Arc<dyn classifier::Phraser>>,
+    id: i64,
+    tag: String,
+    stored: Stored,
+}
+
+impl PreparedTagger {
+    /// Label and probability of the predicted class for one text per field.
+    pub fn tag(&self, e: &Engine, fields: &[&str], lemmatize: bool) -> TagOut {
+        let lemmas = |t: &str| e.lemmas(t);
+        let hooks = Hooks {
+            lemmatize: lemmatize.then_some(&lemmas as &(dyn Fn(&str) -> String + Sync)),
+            phraser: self.phraser.as_deref(),
+        };
+        let (result, probability) = self.model.tag_with(fields, &hooks);
+        TagOut {
+            tag: self.tag.clone(),
+            probability,
+            tagger_id: self.id,
+            result,
+        }
+    }
+}
+
+/// Labelled examples given directly (a file), instead of sampled from indices.
+pub struct Examples {
+    pub positives: Vec<Vec<String>>,
+    pub negatives: Vec<Vec<String>>,
+}
+
+/// `{tag, probability, tagger_id, result}` of tag_text and tag_doc.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct TagOut {
+    pub tag: String,
+    pub probability: f64,
+    pub tagger_id: i64,
+    pub result: bool,
+}
+
+/// A document's text for each field (missing: `""`; non-strings in their JSON form).
+pub fn field_texts(doc: &Value, fields: &[String]) -> Vec<String> {
+    fields
+        .iter()
+        .map(|f| match flat_get(doc, f) {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Null) | None => String::new(),
+            Some(other) => other.to_string(),
+        })
+        .collect()
+}
+
+pub fn classifier_error(e: classifier::Error) -> Error {
+    Error::BadRequest(e.to_string())
+}
+
+/// The tagger kind (`/projects/{pk}/taggers/`).
+pub struct Taggers;
+
+impl ResourceKind for Taggers {
+    const KIND: Kind = Kind::Tagger;
+    const NOUN: &'static str = "tagger";
+    type Out = TaggerOut;
+    type In = TaggerIn;
+
+    fn render(e: &Engine, ctx: &Ctx, r: &Resource) -> Result<TaggerOut> {
+        e.render_tagger_model(ctx, r)
+    }
+
+    /// Training starts in the background; the answer shows the task `created`.
+    fn create(e: &Arc<Engine>, ctx: &Ctx, pk: i64, body: &Value) -> Result<TaggerOut> {
+        e.create_tagger(ctx, pk, body, None)
+    }
+
+    fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
+        let (description, s) = e.parse_tagger(r.project_id, body, mode, &stored(r), &r.description)?;
+        e.update_resource(Kind::Tagger, r.id, &description, &serde_json::to_value(&s).map_err(Error::internal)?)
+    }
+
+    fn deleting(e: &Engine, r: &Resource) -> Result<()> {
+        e.models.evict(Kind::Tagger, r.id);
+        for ext in ["model", "png"] {
+            let _ = std::fs::remove_file(e.tagger_file(r.id, ext));
+        }
+        Ok(())
+    }
+}
+
+/// `{"text"|"doc", "lemmatize", "feedback_enabled"}` of the tagging actions.
+fn parse_lemmatize(f: &mut Form) -> bool {
+    let lemmatize = f.boolean("lemmatize").unwrap_or(false);
+    let _feedback = f.boolean("feedback_enabled");
+    lemmatize
+}
+
+/// The texts of a tag_doc document, with the reference's checks and messages.
+fn doc_texts(doc: Option<&serde_json::Map<String, Value>>, fields: &[String]) -> Result<Vec<String>> {
+    let doc = match doc {
+        Some(d) if !d.is_empty() => Value::Object(d.clone()),
+        _ => return Err(Error::BadRequest("no input document (dict) provided.".into())),
+    };
+    if fields.iter().any(|f| flat_get(&doc, f).is_none()) {
+        let list = fields.iter().map(|f| super::pytext::repr(f)).collect::<Vec<_>>().join(", ");
+        return Err(Error::BadRequest(format!("document does not contain required fields. required fields: [{list}]")));
+    }
+    let texts = field_texts(&doc, fields);
+    if texts.iter().all(|t| t.trim().is_empty()) {
+        return Err(Error::BadRequest("no values in the input document.".into()));
+    }
+    Ok(texts)
+}
+
+impl Engine {
+    /// POST taggers/{id}/tag_text/.
+    pub fn tagger_tag_text(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<TagOut> {
+        self.check_project_access(ctx, pk)?;
+        let r = self.resource(Kind::Tagger, pk, id)?;
+        let mut f = Form::new(body, Mode::Full)?;
+        let text = f.string("text", super::regex_taggers::TEXT);
+        let lemmatize = parse_lemmatize(&mut f);
+        f.finish()?;
+        let text = text.unwrap_or_default();
+        // One text for every field, as the reference feeds tag_text.
+        let fields = vec![text.as_str(); stored(&r).fields.len().max(1)];
+        self.tag_with_tagger(&r, &fields, lemmatize)
+    }
+
+    /// POST taggers/{id}/tag_doc/.
+    pub fn tagger_tag_doc(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<TagOut> {
+        self.check_project_access(ctx, pk)?;
+        let r = self.resource(Kind::Tagger, pk, id)?;
+        let mut f = Form::new(body, Mode::Full)?;
+        let doc = f.object("doc", false);
+        let lemmatize = parse_lemmatize(&mut f);
+        f.finish()?;
+        let texts = doc_texts(doc, &stored(&r).fields)?;
+        self.tag_with_tagger(&r, &texts.iter().map(String::as_str).collect::<Vec<_>>(), lemmatize)
+    }
+
+    /// POST taggers/{id}/tag_random_doc/ → `{document, prediction}`.
+    pub fn tagger_tag_random_doc(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<Value> {
+        self.check_project_access(ctx, pk)?;
+        let r = self.resource(Kind::Tagger, pk, id)?;
+        let mut f = Form::new(body, Mode::Full)?;
+        let indices = parse_index_objects(&mut f, "indices")?;
+        f.finish()?;
+        if self.tagger_model(&r).is_err() {
+            return Err(Error::BadRequestError("model does not exist (yet?)".into()));
+        }
+        let s = stored(&r);
+        let hit = self.random_document(pk, indices)?;
+        let texts = field_texts(&hit.source, &s.fields);
+        let prediction = self.tag_with_tagger(&r, &texts.iter().map(String::as_str).collect::<Vec<_>>(), false)?;
+        let document = Value::Object(super::regex_tagger::ops::flatten(&hit.source));
+        Ok(json!({"document": document, "prediction": prediction}))
+    }
+
+    /// GET taggers/{id}/list_features/?size=N.
+    pub fn tagger_features(&self, ctx: &Ctx, pk: i64, id: i64, query: &std::collections::BTreeMap<String, String>) -> Result<super::operations::taggers::FeaturesOut> {
+        self.check_project_access(ctx, pk)?;
+        let r = self.resource(Kind::Tagger, pk, id)?;
+        let size = query.get("size").and_then(|s| s.trim().parse::<usize>().ok()).unwrap_or(100);
+        let model = self.tagger_model(&r)?;
+        let (features, total) = model.list_features(size).ok_or_else(|| {
+            Error::BadRequestError("Error loading feature names. Are you using HashingVectorizer? It does not support feature names!".into())
+        })?;
+        Ok(super::operations::taggers::FeaturesOut {
+            showing_features: features.len(),
+            total_features: total,
+            features,
+        })
+    }
+
+    /// GET (`body` None) or POST `{text}` taggers/{id}/stop_words/.
+    pub fn tagger_stop_words(&self, ctx: &Ctx, pk: i64, id: i64, body: Option<&Value>) -> Result<super::operations::taggers::StopWordsOut> {
+        self.check_project_access(ctx, pk)?;
+        let r = self.resource(Kind::Tagger, pk, id)?;
+        let mut s = stored(&r);
+        if let Some(body) = body {
+            let mut f = Form::new(body, Mode::Full)?;
+            let text = f.string("text", Str::OPTIONAL.untrimmed());
+            f.finish()?;
+            s.stop_words = text.unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
+            self.update_resource(Kind::Tagger, id, &r.description, &serde_json::to_value(&s).map_err(Error::internal)?)?;
+            self.models.evict(Kind::Tagger, id);
+        }
+        Ok(super::operations::taggers::StopWordsOut { stop_words: s.stop_words })
+    }
+
+    /// GET taggers/{id}/plot/: the PNG of the last training.
+    pub fn tagger_plot(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<Vec<u8>> {
+        self.check_project_access(ctx, pk)?;
+        self.resource(Kind::Tagger, pk, id)?;
+        std::fs::read(self.tagger_file(id, "png")).map_err(|_| Error::not_found())
+    }
+
+    /// POST taggers/{id}/retrain_tagger/: a new training task; the old model serves until the
+    /// new one is written.
+    pub fn retrain_tagger(self: &Arc<Self>, ctx: &Ctx, pk: i64, id: i64) -> Result<super::operations::taggers::SuccessOut> {
+        self.check_project_access(ctx, pk)?;
+        self.resource(Kind::Tagger, pk, id)?;
+        self.start_tagger_training(pk, id, None, None)?;
+        Ok(super::operations::taggers::SuccessOut {
+            success: "retraining task created".into(),
+        })
+    }
+
+    /// POST taggers/multitag_text/ `{text, taggers, lemmatize, hide_false}`: every given (or
+    /// every trained) tagger of the project over one text.
+    pub fn tagger_multitag_text(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<Vec<TagOut>> {
+        self.check_project_access(ctx, pk)?;
+        let mut f = Form::new(body, Mode::Full)?;
+        let text = f.string("text", super::regex_taggers::TEXT);
+        let ids = f.pks("taggers", List::OPTIONAL);
+        let lemmatize = parse_lemmatize(&mut f);
+        let hide_false = f.boolean("hide_false").unwrap_or(true);
+        f.finish()?;
+        let text = text.unwrap_or_default();
+        let text = if lemmatize { self.lemmas(&text) } else { text };
+        let rows = match ids.filter(|i| !i.is_empty()) {
+            Some(ids) => self.resources_by_ids(Kind::Tagger, pk, &ids)?,
+            None => self.all_resources(Kind::Tagger, pk)?,
+        };
+        let mut out = Vec::new();
+        for r in rows {
+            let fields = vec![text.as_str(); stored(&r).fields.len().max(1)];
+            match self.tag_with_tagger(&r, &fields, false) {
+                Ok(t) if t.result || !hide_false => out.push(t),
+                Ok(_) => {}
+                Err(Error::BadRequest(m)) if m == "Model does not exist" => {}
+                Err(e) => return Err(e),
+            }
+        }
+        out.sort_by(|a, b| b.probability.total_cmp(&a.probability));
+        Ok(out)
+    }
+}
+
+/// What `train_file` reads from its form besides the file.
+struct FileTraining {
+    description: String,
+    stored: Stored,
+    label_field: String,
+    positive: String,
+}
+
+/// Labelled examples from a JSONL file: lines whose `label_field` equals `positive` are
+/// positives, every other labelled line a negative; lines without the label are skipped.
+fn read_examples(path: &std::path::Path, t: &FileTraining) -> Result<Examples> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).map_err(|e| Error::BadRequest(format!("cannot read the examples file: {e}")))?;
+    let (mut positives, mut negatives) = (Vec::new(), Vec::new());
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| Error::BadRequest(format!("examples file, line {}: {e}", n + 1)))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let doc: Value = serde_json::from_str(&line).map_err(|e| Error::BadRequest(format!("examples file, line {}: not JSON: {e}", n + 1)))?;
+        let label = match flat_get(&doc, &t.label_field) {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Null) | None => continue,
+            Some(other) => other.to_string(),
+        };
+        let texts = field_texts(&doc, &t.stored.fields);
+        if label == t.positive {
+            positives.push(texts);
+        } else {
+            negatives.push(texts);
+        }
+    }
+    if positives.is_empty() {
+        return Err(Error::field("positive", format!("No line of the file has {} = {}.", t.label_field, t.positive)));
+    }
+    if negatives.is_empty() {
+        return Err(Error::field("positive", format!("Every labelled line has {} = {}: nothing to tell them from.", t.label_field, t.positive)));
+    }
+    Ok(Examples { positives, negatives })
+}
+
+impl Engine {
+    /// POST taggers/train_file/ (ta extension, multipart): trains a tagger from a labelled
+    /// JSONL file instead of index documents. With an observer (local CLI) training runs in
+    /// the foreground and the answer carries the figures.
+    pub fn train_tagger_file(self: &Arc<Self>, ctx: &Ctx, pk: i64, body: &Value, observer: Option<Observer>) -> Result<TaggerOut> {
+        self.check_project_access(ctx, pk)?;
+        let upload = body.get("file").and_then(|v| match v {
+            Value::Array(a) => a.last().and_then(super::dataset_imports::Upload::from_value),
+            other => super::dataset_imports::Upload::from_value(other),
+        });
+        let parsed = parse_file_training(body, upload.is_some());
+        let result = parsed.and_then(|t| {
+            let path = upload.as_ref().map(|u| u.path.clone()).unwrap_or_default();
+            let examples = read_examples(&path, &t)?;
+            let id = self.insert_resource(Kind::Tagger, ctx, pk, &t.description, &serde_json::to_value(&t.stored).map_err(Error::internal)?)?;
+            self.start_tagger_training(pk, id, Some(examples), observer)?;
+            self.get_of::<Taggers>(ctx, pk, id)
+        });
+        if let Some(u) = upload.filter(|u| u.owned) {
+            let _ = std::fs::remove_file(&u.path);
+        }
+        result
+    }
+}
+
+fn parse_file_training(body: &Value, file_sent: bool) -> Result<FileTraining> {
+    let mut f = Form::new(body, Mode::Full)?;
+    let description = f.string("description", Str::REQUIRED.max(1000));
+    let fields = f.strings("fields", List::REQUIRED.non_empty(), Str::REQUIRED);
+    let label_field = f.string("label_field", Str::REQUIRED);
+    let positive = f.string("positive", Str::REQUIRED);
+    let vectorizer = f.choice("vectorizer", false, &VECTORIZERS);
+    let classifier = f.choice("classifier", false, &CLASSIFIERS);
+    if !file_sent {
+        f.fail("file", "No file was submitted.");
+    }
+    f.finish()?;
+    let stored = Stored {
+        fields: fields.unwrap_or_default(),
+        vectorizer: vectorizer.unwrap_or_else(|| VECTORIZERS[0].into()),
+        classifier: classifier.unwrap_or_else(|| CLASSIFIERS[0].into()),
+        ..Stored::default()
+    };
+    Ok(FileTraining {
+        description: description.unwrap_or_default(),
+        stored,
+        label_field: label_field.unwrap_or_default(),
+        positive: positive.unwrap_or_default(),
+    })
+}

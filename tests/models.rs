@@ -1,0 +1,245 @@
+//! Trained models over HTTP against a real `ta serve`. Embeddings (api.md §5): training from
+//! index fields, predict_similar, phrase_text, the cascade to taggers. Taggers (api.md §6): create from an index with
+//! background training, the figures, tag_text / tag_doc / tag_random_doc / list_features /
+//! stop_words / retrain_tagger / multitag_text, training from a labelled file, the
+//! validation messages; and the CLI's `ta tagger` in local and remote mode with identical
+//! output.
+mod common;
+
+use common::{normalize, ta, Server};
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+/// A small two-topic corpus: crime reports (label `crime`) and weather reports.
+fn corpus() -> String {
+    let crime = ["varas varastas poest telefoni", "politsei pidas varga kinni", "varas murdis korterisse sisse", "politsei otsib varast"];
+    let weather = ["homme sajab vihma ja tuul on tugev", "ilm on päikeseline ja soe", "öösel on külm ja sajab lund", "tuul pöördub läände ja sajab"];
+    let mut out = String::new();
+    for i in 0..30 {
+        for (label, texts) in [("crime", &crime), ("weather", &weather)] {
+            let text = format!("{} {}", texts[i % 4], texts[(i + 1) % 4]);
+            out.push_str(&json!({"text": text, "label": label}).to_string());
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn upload(s: &Server, token: &str, pk: i64, index: &str, content: &str) {
+    let form = reqwest::blocking::multipart::Form::new()
+        .text("description", "imp")
+        .text("index", index.to_string())
+        .part("file", reqwest::blocking::multipart::Part::text(content.to_string()).file_name("d.jsonl"));
+    let r = common::Resp::from(
+        s.request("POST", &format!("/projects/{pk}/dataset_imports/"))
+            .header("Authorization", format!("Token {token}"))
+            .multipart(form)
+            .send()
+            .unwrap(),
+    );
+    let id = r.ok(201)["id"].as_i64().unwrap();
+    settle(s, token, &format!("/projects/{pk}/dataset_imports/{id}/"));
+}
+
+/// Polls a resource until its task has ended; returns the resource.
+fn settle(s: &Server, token: &str, path: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let v = s.get(path, Some(token)).ok(200);
+        if matches!(v["task"]["status"].as_str(), Some("completed" | "failed")) {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "task did not finish: {v}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn setup() -> (Server, String, i64) {
+    let s = Server::start();
+    let token = s.admin_token();
+    let pk = s.create_project(&token, "models", &[])["id"].as_i64().unwrap();
+    upload(&s, &token, pk, "news", &corpus());
+    (s, token, pk)
+}
+
+fn create_body() -> Value {
+    json!({"description": "crime", "fields": ["text"], "vectorizer": "Count Vectorizer",
+           "query": {"query": {"match": {"label": "crime"}}}, "indices": [{"name": "news"}]})
+}
+
+#[test]
+fn tagger_trains_in_background_and_tags() {
+    let (s, t, pk) = setup();
+    let created = s.post(&format!("/projects/{pk}/taggers/"), Some(&t), &create_body()).ok(201);
+    assert_eq!(created["task"]["status"], "created");
+    assert_eq!(created["precision"], Value::Null);
+    let id = created["id"].as_i64().unwrap();
+    let done = settle(&s, &t, &format!("/projects/{pk}/taggers/{id}/"));
+    assert_eq!(done["task"]["status"], "completed", "{done}");
+    let mut shown = normalize(&done);
+    for key in ["precision", "recall", "f1_score", "num_features", "plot"] {
+        assert!(!done[key].is_null(), "{key} filled: {done}");
+        shown[key] = json!("<set>");
+    }
+    assert_eq!(
+        shown,
+        json!({"id": id, "url": format!("{}/projects/{pk}/taggers/{id}/", s.base), "author_username": "admin",
+               "description": "crime", "query": "{\"query\":{\"match\":{\"label\":\"crime\"}}}", "fields": ["text"],
+               "embedding": null, "vectorizer": "Count Vectorizer", "classifier": "Logistic Regression", "stop_words": "",
+               "maximum_sample_size": 10000, "score_threshold": 0.0, "negative_multiplier": 1,
+               "precision": "<set>", "recall": "<set>", "f1_score": "<set>", "num_features": "<set>",
+               "num_positives": 30, "num_negatives": 30, "plot": "<set>", "task": shown["task"].clone(),
+               "indices": [{"id": 1, "url": format!("{}/index/1/", s.base), "is_open": true, "name": "news"}],
+               "tagger_groups": []})
+    );
+    let tag = |text: &str| s.post(&format!("/projects/{pk}/taggers/{id}/tag_text/"), Some(&t), &json!({"text": text})).ok(200);
+    let yes = tag("varas varastas telefoni");
+    assert_eq!((yes["tag"].clone(), yes["tagger_id"].clone(), yes["result"].clone()), (json!("crime"), json!(id), json!(true)));
+    assert!(yes["probability"].as_f64().unwrap() > 0.5);
+    let no = tag("homme sajab vihma");
+    assert_eq!(no["result"], json!(false));
+    assert!(no["probability"].as_f64().unwrap() >= 0.5, "probability of the predicted class: {no}");
+
+    let doc = s.post(&format!("/projects/{pk}/taggers/{id}/tag_doc/"), Some(&t), &json!({"doc": {"text": "politsei otsib varast"}})).ok(200);
+    assert_eq!(doc["result"], json!(true));
+    s.post(&format!("/projects/{pk}/taggers/{id}/tag_doc/"), Some(&t), &json!({"doc": {"other": "x"}}))
+        .expect(400, json!({"detail": "document does not contain required fields. required fields: ['text']"}));
+    s.post(&format!("/projects/{pk}/taggers/{id}/tag_doc/"), Some(&t), &json!({"doc": {}}))
+        .expect(400, json!({"detail": "no input document (dict) provided."}));
+    s.post(&format!("/projects/{pk}/taggers/{id}/tag_doc/"), Some(&t), &json!({"doc": {"text": " "}}))
+        .expect(400, json!({"detail": "no values in the input document."}));
+    s.post(&format!("/projects/{pk}/taggers/{id}/tag_text/"), Some(&t), &json!({"lemmatize": false}))
+        .expect(400, json!({"text": ["This field is required."]}));
+
+    let random = s.post(&format!("/projects/{pk}/taggers/{id}/tag_random_doc/"), Some(&t), &json!({})).ok(200);
+    assert!(random["document"]["text"].is_string() && random["prediction"]["tag"] == "crime", "{random}");
+
+    let features = s.get(&format!("/projects/{pk}/taggers/{id}/list_features/?size=1"), Some(&t)).ok(200);
+    assert_eq!(features["showing_features"], json!(1), "{features}");
+    assert!(features["total_features"].as_u64().unwrap() >= 1);
+    let features = s.get(&format!("/projects/{pk}/taggers/{id}/list_features/"), Some(&t)).ok(200);
+    let coefficients: Vec<f64> = features["features"].as_array().unwrap().iter().map(|f| f["coefficient"].as_f64().unwrap()).collect();
+    assert!(coefficients.windows(2).all(|w| w[0] >= w[1]) && coefficients.iter().all(|c| *c > 0.0), "{features}");
+
+    s.get(&format!("/projects/{pk}/taggers/{id}/stop_words/"), Some(&t)).expect(200, json!({"stop_words": ""}));
+    s.post(&format!("/projects/{pk}/taggers/{id}/stop_words/"), Some(&t), &json!({"text": "varas  politsei"}))
+        .expect(200, json!({"stop_words": "varas politsei"}));
+    let multi = s.post(&format!("/projects/{pk}/taggers/multitag_text/"), Some(&t), &json!({"text": "politsei otsib varast", "hide_false": false})).ok(200);
+    assert_eq!(multi.as_array().unwrap().len(), 1, "{multi}");
+
+    s.post(&format!("/projects/{pk}/taggers/{id}/retrain_tagger/"), Some(&t), &json!({}))
+        .expect(200, json!({"success": "retraining task created"}));
+    let again = settle(&s, &t, &format!("/projects/{pk}/taggers/{id}/"));
+    assert_eq!(again["task"]["status"], "completed", "{again}");
+    assert_eq!(again["stop_words"], "varas politsei");
+
+    let png = s.get(&format!("/projects/{pk}/taggers/{id}/plot/"), Some(&t));
+    assert_eq!((png.status, png.header("content-type")), (200, "image/png".to_string()));
+    assert_eq!(s.delete(&format!("/projects/{pk}/taggers/{id}/"), Some(&t)).status, 204);
+    s.post(&format!("/projects/{pk}/taggers/{id}/tag_text/"), Some(&t), &json!({"text": "x"})).expect(404, json!({"detail": "Not found."}));
+}
+
+#[test]
+fn tagger_validation_and_no_model() {
+    let (s, t, pk) = setup();
+    let url = format!("/projects/{pk}/taggers/");
+    s.post(&url, Some(&t), &json!({"description": "x", "fields": ["text"], "vectorizer": "Word2Vec Vectorizer"}))
+        .expect(400, json!({"vectorizer": ["\"Word2Vec Vectorizer\" is not a valid choice."]}));
+    s.post(&url, Some(&t), &json!({"fields": ["text"]})).expect(400, json!({"description": ["This field is required."]}));
+    s.post(&url, Some(&t), &json!({"description": "x", "fields": ["nope"]}))
+        .expect(400, json!({"fields": ["Entered fields not in current project fields: {'label', 'text'}"]}));
+    s.post(&url, Some(&t), &json!({"description": "x", "fields": ["text"], "embedding": 9}))
+        .expect(400, json!({"embedding": ["Invalid pk \"9\" - object does not exist."]}));
+    s.post(&url, Some(&t), &json!({"description": "x", "fields": ["text"], "negative_multiplier": 1.5}))
+        .expect(400, json!({"negative_multiplier": ["A valid integer is required."]}));
+    // A query that matches nothing: the task fails with a message naming the problem.
+    let body = json!({"description": "none", "fields": ["text"], "query": {"query": {"match": {"text": "zzzz"}}}});
+    let id = s.post(&url, Some(&t), &body).ok(201)["id"].as_i64().unwrap();
+    let failed = settle(&s, &t, &format!("{url}{id}/"));
+    assert_eq!(failed["task"]["status"], "failed");
+    assert!(failed["task"]["errors"].as_str().unwrap().contains("no positive examples"), "{failed}");
+    s.post(&format!("{url}{id}/tag_text/"), Some(&t), &json!({"text": "varas"})).expect(400, json!({"detail": "Model does not exist"}));
+    s.post(&format!("{url}{id}/tag_random_doc/"), Some(&t), &json!({})).expect(400, json!({"error": "model does not exist (yet?)"}));
+    // Hashing has no feature names.
+    let body = json!({"description": "h", "fields": ["text"], "query": {"query": {"match": {"label": "crime"}}}});
+    let id = s.post(&url, Some(&t), &body).ok(201)["id"].as_i64().unwrap();
+    assert_eq!(settle(&s, &t, &format!("{url}{id}/"))["task"]["status"], "completed");
+    s.get(&format!("{url}{id}/list_features/"), Some(&t)).expect(
+        400,
+        json!({"error": "Error loading feature names. Are you using HashingVectorizer? It does not support feature names!"}),
+    );
+}
+
+#[test]
+fn cli_trains_from_a_file_and_tags_locally_and_remotely_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let file = dir.path().join("labelled.jsonl");
+    std::fs::write(&file, corpus()).unwrap();
+    ta(&data, &["init"]).ok();
+    ta(&data, &["project", "create", "--title", "p"]).ok();
+    let trained = ta(
+        &data,
+        &["tagger", "train", "--project", "1", "--description", "crime", "--field", "text", "--label-field", "label",
+          "--positive", "crime", "--vectorizer", "count", "--file", file.to_str().unwrap()],
+    )
+    .ok();
+    assert_eq!(trained["task"]["status"], "completed", "{trained}");
+    assert_eq!((trained["num_positives"].clone(), trained["num_negatives"].clone()), (json!(30), json!(30)));
+    let local = ta(&data, &["tagger", "tag-text", "1", "politsei otsib varast"]).ok();
+    assert_eq!(local["result"], json!(true));
+
+    let s = Server::start_in(&data, &[]);
+    let token = s.admin_token();
+    let remote_args = ["--server", s.base.as_str(), "--token", token.as_str()];
+    let remote = |args: &[&str]| ta(&data, &[&remote_args[..], args].concat()).ok();
+    assert_eq!(remote(&["tagger", "tag-text", "1", "politsei otsib varast"]), local);
+    // Local links are built from TA_BASE_URL's default; the server's from its address.
+    let shown = ta(&data, &["tagger", "show", "1"]).ok();
+    assert_eq!(remote(&["tagger", "show", "1"]), common::replace_in(&shown, "http://127.0.0.1:8000/api/v1", &s.base));
+    assert_eq!(remote(&["tagger", "features", "1", "--size", "2"]), ta(&data, &["tagger", "features", "1", "--size", "2"]).ok());
+    let lines = "{\"text\": \"politsei otsib varast\"}\nhomme sajab vihma\n";
+    let tagged = common::ta_stdin(&data, &["tagger", "tag", "1"], lines);
+    let results: Vec<Value> = tagged.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(results.iter().map(|r| r["result"].clone()).collect::<Vec<_>>(), vec![json!(true), json!(false)], "{tagged}");
+    assert_eq!(common::ta_stdin(&data, &[&remote_args[..], &["tagger", "tag", "1"]].concat(), lines), tagged);
+}
+
+#[test]
+fn embedding_trains_and_serves_similar_words_and_phrases() {
+    let (s, t, pk) = setup();
+    let url = format!("/projects/{pk}/embeddings/");
+    let body = json!({"description": "news", "fields": ["text"], "min_freq": 1, "num_dimensions": 20});
+    let created = s.post(&url, Some(&t), &body).ok(201);
+    assert_eq!((created["task"]["status"].clone(), created["vocab_size"].clone()), (json!("created"), json!(0)));
+    let id = created["id"].as_i64().unwrap();
+    let done = settle(&s, &t, &format!("{url}{id}/"));
+    assert_eq!(done["task"]["status"], "completed", "{done}");
+    let mut shown = normalize(&done);
+    assert!(done["vocab_size"].as_i64().unwrap() > 10, "{done}");
+    shown["vocab_size"] = json!("<set>");
+    assert_eq!(
+        shown,
+        json!({"id": id, "url": format!("{}{url}{id}/", s.base), "author_username": "admin", "description": "news",
+               "indices": [], "fields": ["text"], "query": "{\"query\":{\"match_all\":{}}}", "num_dimensions": 20,
+               "max_documents": 0, "min_freq": 1, "vocab_size": "<set>", "task": shown["task"].clone()})
+    );
+    let similar = s.post(&format!("{url}{id}/predict_similar/"), Some(&t), &json!({"positives": ["varas"], "output_size": 3})).ok(200);
+    let items = similar.as_array().unwrap();
+    assert_eq!(items.len(), 3, "{similar}");
+    assert!(items.iter().all(|i| i["model"] == "news" && i["score"].is_number() && i["phrase"] != "varas"), "{similar}");
+    s.post(&format!("{url}{id}/predict_similar/"), Some(&t), &json!({"positives": ["zzzz"]})).expect(200, json!([]));
+    s.post(&format!("{url}{id}/predict_similar/"), Some(&t), &json!({})).expect(400, json!({"positives": ["This field is required."]}));
+    let phrased = s.post(&format!("{url}{id}/phrase_text/"), Some(&t), &json!({"text": "Politsei  otsib varast"})).ok(200);
+    assert!(phrased.is_string(), "{phrased}");
+    // A tagger that uses the embedding's phraser trains and tags; deleting the embedding
+    // leaves the tagger without it.
+    let mut tagger = create_body();
+    tagger["embedding"] = json!(id);
+    let tid = s.post(&format!("/projects/{pk}/taggers/"), Some(&t), &tagger).ok(201)["id"].as_i64().unwrap();
+    assert_eq!(settle(&s, &t, &format!("/projects/{pk}/taggers/{tid}/"))["task"]["status"], "completed");
+    s.post(&format!("/projects/{pk}/taggers/{tid}/tag_text/"), Some(&t), &json!({"text": "varas"})).ok(200);
+    assert_eq!(s.delete(&format!("{url}{id}/"), Some(&t)).status, 204);
+    assert_eq!(s.get(&format!("/projects/{pk}/taggers/{tid}/"), Some(&t)).ok(200)["embedding"], Value::Null);
+    s.post(&format!("{url}{id}/phrase_text/"), Some(&t), &json!({"text": "x"})).expect(404, json!({"detail": "Not found."}));
+}
