@@ -531,14 +531,15 @@ fn local_and_remote_parity() {
 #[test]
 fn completions_match_checked_in_files() {
     let d = tmp();
-    for (shell, file) in [("bash", "ta.bash"), ("zsh", "_ta"), ("fish", "ta.fish")] {
-        let out = ta(d.path(), &["completions", shell]);
+    for (args, file) in [(&["completions", "bash"][..], "ta.bash"), (&["completions", "zsh"], "_ta"), (&["completions", "fish"], "ta.fish"), (&["man"], "ta.1")] {
+        let shell = args.join(" ");
+        let out = ta(d.path(), args);
         assert_eq!(out.code, 0, "{out:?}");
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("completions").join(file);
         let expected = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
             out.stdout == expected,
-            "completions/{file} is stale; regenerate with `target/debug/ta completions {shell} > completions/{file}`"
+            "completions/{file} is stale; regenerate with `target/debug/ta {shell} > completions/{file}`"
         );
     }
 }

@@ -32,8 +32,16 @@ fn copy_equals_shared_conformance() {
         return;
     }
     let (copy, original) = (files(&manifest.join("tests/conformance")), files(&shared));
-    let stale: Vec<_> = original.iter().filter(|(p, b)| copy.get(*p) != Some(b)).map(|(p, _)| p.display().to_string()).collect();
-    let extra: Vec<_> = copy.keys().filter(|p| !original.contains_key(*p)).map(|p| p.display().to_string()).collect();
+    let stale: Vec<_> = original
+        .iter()
+        .filter(|(p, b)| copy.get(*p) != Some(b))
+        .map(|(p, _)| p.display().to_string())
+        .collect();
+    let extra: Vec<_> = copy
+        .keys()
+        .filter(|p| !original.contains_key(*p))
+        .map(|p| p.display().to_string())
+        .collect();
     assert!(
         stale.is_empty() && extra.is_empty(),
         "tests/conformance/ differs from ../shared/conformance (run scripts/sync-conformance.sh): changed or missing {stale:?}, extra {extra:?}"

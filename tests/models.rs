@@ -12,8 +12,18 @@ use std::time::{Duration, Instant};
 
 /// A small two-topic corpus: crime reports (label `crime`) and weather reports.
 fn corpus() -> String {
-    let crime = ["varas varastas poest telefoni", "politsei pidas varga kinni", "varas murdis korterisse sisse", "politsei otsib varast"];
-    let weather = ["homme sajab vihma ja tuul on tugev", "ilm on päikeseline ja soe", "öösel on külm ja sajab lund", "tuul pöördub läände ja sajab"];
+    let crime = [
+        "varas varastas poest telefoni",
+        "politsei pidas varga kinni",
+        "varas murdis korterisse sisse",
+        "politsei otsib varast",
+    ];
+    let weather = [
+        "homme sajab vihma ja tuul on tugev",
+        "ilm on päikeseline ja soe",
+        "öösel on külm ja sajab lund",
+        "tuul pöördub läände ja sajab",
+    ];
     let mut out = String::new();
     for i in 0..30 {
         for (label, texts) in [("crime", &crime), ("weather", &weather)] {
@@ -29,7 +39,10 @@ fn upload(s: &Server, token: &str, pk: i64, index: &str, content: &str) {
     let form = reqwest::blocking::multipart::Form::new()
         .text("description", "imp")
         .text("index", index.to_string())
-        .part("file", reqwest::blocking::multipart::Part::text(content.to_string()).file_name("d.jsonl"));
+        .part(
+            "file",
+            reqwest::blocking::multipart::Part::text(content.to_string()).file_name("d.jsonl"),
+        );
     let r = common::Resp::from(
         s.request("POST", &format!("/projects/{pk}/dataset_imports/"))
             .header("Authorization", format!("Token {token}"))
@@ -92,39 +105,95 @@ fn tagger_trains_in_background_and_tags() {
                "indices": [{"id": 1, "url": format!("{}/index/1/", s.base), "is_open": true, "name": "news"}],
                "tagger_groups": []})
     );
-    let tag = |text: &str| s.post(&format!("/projects/{pk}/taggers/{id}/tag_text/"), Some(&t), &json!({"text": text})).ok(200);
+    let tag = |text: &str| {
+        s.post(&format!("/projects/{pk}/taggers/{id}/tag_text/"), Some(&t), &json!({"text": text}))
+            .ok(200)
+    };
     let yes = tag("varas varastas telefoni");
-    assert_eq!((yes["tag"].clone(), yes["tagger_id"].clone(), yes["result"].clone()), (json!("crime"), json!(id), json!(true)));
+    assert_eq!(
+        (yes["tag"].clone(), yes["tagger_id"].clone(), yes["result"].clone()),
+        (json!("crime"), json!(id), json!(true))
+    );
     assert!(yes["probability"].as_f64().unwrap() > 0.5);
     let no = tag("homme sajab vihma");
     assert_eq!(no["result"], json!(false));
-    assert!(no["probability"].as_f64().unwrap() >= 0.5, "probability of the predicted class: {no}");
+    assert!(
+        no["probability"].as_f64().unwrap() >= 0.5,
+        "probability of the predicted class: {no}"
+    );
 
-    let doc = s.post(&format!("/projects/{pk}/taggers/{id}/tag_doc/"), Some(&t), &json!({"doc": {"text": "politsei otsib varast"}})).ok(200);
+    let doc = s
+        .post(
+            &format!("/projects/{pk}/taggers/{id}/tag_doc/"),
+            Some(&t),
+            &json!({"doc": {"text": "politsei otsib varast"}}),
+        )
+        .ok(200);
     assert_eq!(doc["result"], json!(true));
-    s.post(&format!("/projects/{pk}/taggers/{id}/tag_doc/"), Some(&t), &json!({"doc": {"other": "x"}}))
-        .expect(400, json!({"detail": "document does not contain required fields. required fields: ['text']"}));
+    s.post(
+        &format!("/projects/{pk}/taggers/{id}/tag_doc/"),
+        Some(&t),
+        &json!({"doc": {"other": "x"}}),
+    )
+    .expect(
+        400,
+        json!({"detail": "document does not contain required fields. required fields: ['text']"}),
+    );
     s.post(&format!("/projects/{pk}/taggers/{id}/tag_doc/"), Some(&t), &json!({"doc": {}}))
         .expect(400, json!({"detail": "no input document (dict) provided."}));
-    s.post(&format!("/projects/{pk}/taggers/{id}/tag_doc/"), Some(&t), &json!({"doc": {"text": " "}}))
-        .expect(400, json!({"detail": "no values in the input document."}));
-    s.post(&format!("/projects/{pk}/taggers/{id}/tag_text/"), Some(&t), &json!({"lemmatize": false}))
-        .expect(400, json!({"text": ["This field is required."]}));
+    s.post(
+        &format!("/projects/{pk}/taggers/{id}/tag_doc/"),
+        Some(&t),
+        &json!({"doc": {"text": " "}}),
+    )
+    .expect(400, json!({"detail": "no values in the input document."}));
+    s.post(
+        &format!("/projects/{pk}/taggers/{id}/tag_text/"),
+        Some(&t),
+        &json!({"lemmatize": false}),
+    )
+    .expect(400, json!({"text": ["This field is required."]}));
 
-    let random = s.post(&format!("/projects/{pk}/taggers/{id}/tag_random_doc/"), Some(&t), &json!({})).ok(200);
-    assert!(random["document"]["text"].is_string() && random["prediction"]["tag"] == "crime", "{random}");
+    let random = s
+        .post(&format!("/projects/{pk}/taggers/{id}/tag_random_doc/"), Some(&t), &json!({}))
+        .ok(200);
+    assert!(
+        random["document"]["text"].is_string() && random["prediction"]["tag"] == "crime",
+        "{random}"
+    );
 
-    let features = s.get(&format!("/projects/{pk}/taggers/{id}/list_features/?size=1"), Some(&t)).ok(200);
+    let features = s
+        .get(&format!("/projects/{pk}/taggers/{id}/list_features/?size=1"), Some(&t))
+        .ok(200);
     assert_eq!(features["showing_features"], json!(1), "{features}");
     assert!(features["total_features"].as_u64().unwrap() >= 1);
     let features = s.get(&format!("/projects/{pk}/taggers/{id}/list_features/"), Some(&t)).ok(200);
-    let coefficients: Vec<f64> = features["features"].as_array().unwrap().iter().map(|f| f["coefficient"].as_f64().unwrap()).collect();
-    assert!(coefficients.windows(2).all(|w| w[0] >= w[1]) && coefficients.iter().all(|c| *c > 0.0), "{features}");
+    let coefficients: Vec<f64> = features["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["coefficient"].as_f64().unwrap())
+        .collect();
+    assert!(
+        coefficients.windows(2).all(|w| w[0] >= w[1]) && coefficients.iter().all(|c| *c > 0.0),
+        "{features}"
+    );
 
-    s.get(&format!("/projects/{pk}/taggers/{id}/stop_words/"), Some(&t)).expect(200, json!({"stop_words": ""}));
-    s.post(&format!("/projects/{pk}/taggers/{id}/stop_words/"), Some(&t), &json!({"text": "varas  politsei"}))
-        .expect(200, json!({"stop_words": "varas politsei"}));
-    let multi = s.post(&format!("/projects/{pk}/taggers/multitag_text/"), Some(&t), &json!({"text": "politsei otsib varast", "hide_false": false})).ok(200);
+    s.get(&format!("/projects/{pk}/taggers/{id}/stop_words/"), Some(&t))
+        .expect(200, json!({"stop_words": ""}));
+    s.post(
+        &format!("/projects/{pk}/taggers/{id}/stop_words/"),
+        Some(&t),
+        &json!({"text": "varas  politsei"}),
+    )
+    .expect(200, json!({"stop_words": "varas politsei"}));
+    let multi = s
+        .post(
+            &format!("/projects/{pk}/taggers/multitag_text/"),
+            Some(&t),
+            &json!({"text": "politsei otsib varast", "hide_false": false}),
+        )
+        .ok(200);
     assert_eq!(multi.as_array().unwrap().len(), 1, "{multi}");
 
     s.post(&format!("/projects/{pk}/taggers/{id}/retrain_tagger/"), Some(&t), &json!({}))
@@ -136,30 +205,47 @@ fn tagger_trains_in_background_and_tags() {
     let png = s.get(&format!("/projects/{pk}/taggers/{id}/plot/"), Some(&t));
     assert_eq!((png.status, png.header("content-type")), (200, "image/png".to_string()));
     assert_eq!(s.delete(&format!("/projects/{pk}/taggers/{id}/"), Some(&t)).status, 204);
-    s.post(&format!("/projects/{pk}/taggers/{id}/tag_text/"), Some(&t), &json!({"text": "x"})).expect(404, json!({"detail": "Not found."}));
+    s.post(&format!("/projects/{pk}/taggers/{id}/tag_text/"), Some(&t), &json!({"text": "x"}))
+        .expect(404, json!({"detail": "Not found."}));
 }
 
 #[test]
 fn tagger_validation_and_no_model() {
     let (s, t, pk) = setup();
     let url = format!("/projects/{pk}/taggers/");
-    s.post(&url, Some(&t), &json!({"description": "x", "fields": ["text"], "vectorizer": "Word2Vec Vectorizer"}))
-        .expect(400, json!({"vectorizer": ["\"Word2Vec Vectorizer\" is not a valid choice."]}));
-    s.post(&url, Some(&t), &json!({"fields": ["text"]})).expect(400, json!({"description": ["This field is required."]}));
-    s.post(&url, Some(&t), &json!({"description": "x", "fields": ["nope"]}))
-        .expect(400, json!({"fields": ["Entered fields not in current project fields: {'label', 'text'}"]}));
+    s.post(
+        &url,
+        Some(&t),
+        &json!({"description": "x", "fields": ["text"], "vectorizer": "Word2Vec Vectorizer"}),
+    )
+    .expect(400, json!({"vectorizer": ["\"Word2Vec Vectorizer\" is not a valid choice."]}));
+    s.post(&url, Some(&t), &json!({"fields": ["text"]}))
+        .expect(400, json!({"description": ["This field is required."]}));
+    s.post(&url, Some(&t), &json!({"description": "x", "fields": ["nope"]})).expect(
+        400,
+        json!({"fields": ["Entered fields not in current project fields: {'label', 'text'}"]}),
+    );
     s.post(&url, Some(&t), &json!({"description": "x", "fields": ["text"], "embedding": 9}))
         .expect(400, json!({"embedding": ["Invalid pk \"9\" - object does not exist."]}));
-    s.post(&url, Some(&t), &json!({"description": "x", "fields": ["text"], "negative_multiplier": 1.5}))
-        .expect(400, json!({"negative_multiplier": ["A valid integer is required."]}));
+    s.post(
+        &url,
+        Some(&t),
+        &json!({"description": "x", "fields": ["text"], "negative_multiplier": 1.5}),
+    )
+    .expect(400, json!({"negative_multiplier": ["A valid integer is required."]}));
     // A query that matches nothing: the task fails with a message naming the problem.
     let body = json!({"description": "none", "fields": ["text"], "query": {"query": {"match": {"text": "zzzz"}}}});
     let id = s.post(&url, Some(&t), &body).ok(201)["id"].as_i64().unwrap();
     let failed = settle(&s, &t, &format!("{url}{id}/"));
     assert_eq!(failed["task"]["status"], "failed");
-    assert!(failed["task"]["errors"].as_str().unwrap().contains("no positive examples"), "{failed}");
-    s.post(&format!("{url}{id}/tag_text/"), Some(&t), &json!({"text": "varas"})).expect(400, json!({"detail": "Model does not exist"}));
-    s.post(&format!("{url}{id}/tag_random_doc/"), Some(&t), &json!({})).expect(400, json!({"error": "model does not exist (yet?)"}));
+    assert!(
+        failed["task"]["errors"].as_str().unwrap().contains("no positive examples"),
+        "{failed}"
+    );
+    s.post(&format!("{url}{id}/tag_text/"), Some(&t), &json!({"text": "varas"}))
+        .expect(400, json!({"detail": "Model does not exist"}));
+    s.post(&format!("{url}{id}/tag_random_doc/"), Some(&t), &json!({}))
+        .expect(400, json!({"error": "model does not exist (yet?)"}));
     // Hashing has no feature names.
     let body = json!({"description": "h", "fields": ["text"], "query": {"query": {"match": {"label": "crime"}}}});
     let id = s.post(&url, Some(&t), &body).ok(201)["id"].as_i64().unwrap();
@@ -180,12 +266,31 @@ fn cli_trains_from_a_file_and_tags_locally_and_remotely_alike() {
     ta(&data, &["project", "create", "--title", "p"]).ok();
     let trained = ta(
         &data,
-        &["tagger", "train", "--project", "1", "--description", "crime", "--field", "text", "--label-field", "label",
-          "--positive", "crime", "--vectorizer", "count", "--file", file.to_str().unwrap()],
+        &[
+            "tagger",
+            "train",
+            "--project",
+            "1",
+            "--description",
+            "crime",
+            "--field",
+            "text",
+            "--label-field",
+            "label",
+            "--positive",
+            "crime",
+            "--vectorizer",
+            "count",
+            "--file",
+            file.to_str().unwrap(),
+        ],
     )
     .ok();
     assert_eq!(trained["task"]["status"], "completed", "{trained}");
-    assert_eq!((trained["num_positives"].clone(), trained["num_negatives"].clone()), (json!(30), json!(30)));
+    assert_eq!(
+        (trained["num_positives"].clone(), trained["num_negatives"].clone()),
+        (json!(30), json!(30))
+    );
     let local = ta(&data, &["tagger", "tag-text", "1", "politsei otsib varast"]).ok();
     assert_eq!(local["result"], json!(true));
 
@@ -196,13 +301,26 @@ fn cli_trains_from_a_file_and_tags_locally_and_remotely_alike() {
     assert_eq!(remote(&["tagger", "tag-text", "1", "politsei otsib varast"]), local);
     // Local links are built from TA_BASE_URL's default; the server's from its address.
     let shown = ta(&data, &["tagger", "show", "1"]).ok();
-    assert_eq!(remote(&["tagger", "show", "1"]), common::replace_in(&shown, "http://127.0.0.1:8000/api/v1", &s.base));
-    assert_eq!(remote(&["tagger", "features", "1", "--size", "2"]), ta(&data, &["tagger", "features", "1", "--size", "2"]).ok());
+    assert_eq!(
+        remote(&["tagger", "show", "1"]),
+        common::replace_in(&shown, "http://127.0.0.1:8000/api/v1", &s.base)
+    );
+    assert_eq!(
+        remote(&["tagger", "features", "1", "--size", "2"]),
+        ta(&data, &["tagger", "features", "1", "--size", "2"]).ok()
+    );
     let lines = "{\"text\": \"politsei otsib varast\"}\nhomme sajab vihma\n";
     let tagged = common::ta_stdin(&data, &["tagger", "tag", "1"], lines);
     let results: Vec<Value> = tagged.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(results.iter().map(|r| r["result"].clone()).collect::<Vec<_>>(), vec![json!(true), json!(false)], "{tagged}");
-    assert_eq!(common::ta_stdin(&data, &[&remote_args[..], &["tagger", "tag", "1"]].concat(), lines), tagged);
+    assert_eq!(
+        results.iter().map(|r| r["result"].clone()).collect::<Vec<_>>(),
+        vec![json!(true), json!(false)],
+        "{tagged}"
+    );
+    assert_eq!(
+        common::ta_stdin(&data, &[&remote_args[..], &["tagger", "tag", "1"]].concat(), lines),
+        tagged
+    );
 }
 
 #[test]
@@ -211,7 +329,10 @@ fn embedding_trains_and_serves_similar_words_and_phrases() {
     let url = format!("/projects/{pk}/embeddings/");
     let body = json!({"description": "news", "fields": ["text"], "min_freq": 1, "num_dimensions": 20});
     let created = s.post(&url, Some(&t), &body).ok(201);
-    assert_eq!((created["task"]["status"].clone(), created["vocab_size"].clone()), (json!("created"), json!(0)));
+    assert_eq!(
+        (created["task"]["status"].clone(), created["vocab_size"].clone()),
+        (json!("created"), json!(0))
+    );
     let id = created["id"].as_i64().unwrap();
     let done = settle(&s, &t, &format!("{url}{id}/"));
     assert_eq!(done["task"]["status"], "completed", "{done}");
@@ -224,22 +345,55 @@ fn embedding_trains_and_serves_similar_words_and_phrases() {
                "indices": [], "fields": ["text"], "query": "{\"query\":{\"match_all\":{}}}", "num_dimensions": 20,
                "max_documents": 0, "min_freq": 1, "vocab_size": "<set>", "task": shown["task"].clone()})
     );
-    let similar = s.post(&format!("{url}{id}/predict_similar/"), Some(&t), &json!({"positives": ["varas"], "output_size": 3})).ok(200);
+    let similar = s
+        .post(
+            &format!("{url}{id}/predict_similar/"),
+            Some(&t),
+            &json!({"positives": ["varas"], "output_size": 3}),
+        )
+        .ok(200);
     let items = similar.as_array().unwrap();
     assert_eq!(items.len(), 3, "{similar}");
-    assert!(items.iter().all(|i| i["model"] == "news" && i["score"].is_number() && i["phrase"] != "varas"), "{similar}");
-    s.post(&format!("{url}{id}/predict_similar/"), Some(&t), &json!({"positives": ["zzzz"]})).expect(200, json!([]));
-    s.post(&format!("{url}{id}/predict_similar/"), Some(&t), &json!({})).expect(400, json!({"positives": ["This field is required."]}));
-    let phrased = s.post(&format!("{url}{id}/phrase_text/"), Some(&t), &json!({"text": "Politsei  otsib varast"})).ok(200);
+    assert!(
+        items
+            .iter()
+            .all(|i| i["model"] == "news" && i["score"].is_number() && i["phrase"] != "varas"),
+        "{similar}"
+    );
+    s.post(&format!("{url}{id}/predict_similar/"), Some(&t), &json!({"positives": ["zzzz"]}))
+        .expect(200, json!([]));
+    s.post(&format!("{url}{id}/predict_similar/"), Some(&t), &json!({}))
+        .expect(400, json!({"positives": ["This field is required."]}));
+    let phrased = s
+        .post(
+            &format!("{url}{id}/phrase_text/"),
+            Some(&t),
+            &json!({"text": "Politsei  otsib varast"}),
+        )
+        .ok(200);
     assert!(phrased.is_string(), "{phrased}");
     // A tagger that uses the embedding's phraser trains and tags; deleting the embedding
     // leaves the tagger without it.
     let mut tagger = create_body();
     tagger["embedding"] = json!(id);
-    let tid = s.post(&format!("/projects/{pk}/taggers/"), Some(&t), &tagger).ok(201)["id"].as_i64().unwrap();
-    assert_eq!(settle(&s, &t, &format!("/projects/{pk}/taggers/{tid}/"))["task"]["status"], "completed");
-    s.post(&format!("/projects/{pk}/taggers/{tid}/tag_text/"), Some(&t), &json!({"text": "varas"})).ok(200);
+    let tid = s.post(&format!("/projects/{pk}/taggers/"), Some(&t), &tagger).ok(201)["id"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(
+        settle(&s, &t, &format!("/projects/{pk}/taggers/{tid}/"))["task"]["status"],
+        "completed"
+    );
+    s.post(
+        &format!("/projects/{pk}/taggers/{tid}/tag_text/"),
+        Some(&t),
+        &json!({"text": "varas"}),
+    )
+    .ok(200);
     assert_eq!(s.delete(&format!("{url}{id}/"), Some(&t)).status, 204);
-    assert_eq!(s.get(&format!("/projects/{pk}/taggers/{tid}/"), Some(&t)).ok(200)["embedding"], Value::Null);
-    s.post(&format!("{url}{id}/phrase_text/"), Some(&t), &json!({"text": "x"})).expect(404, json!({"detail": "Not found."}));
+    assert_eq!(
+        s.get(&format!("/projects/{pk}/taggers/{tid}/"), Some(&t)).ok(200)["embedding"],
+        Value::Null
+    );
+    s.post(&format!("{url}{id}/phrase_text/"), Some(&t), &json!({"text": "x"}))
+        .expect(404, json!({"detail": "Not found."}));
 }

@@ -164,10 +164,7 @@ fn run_stream(t: &Target, pk: i64, id: i64, n: &NameArgs, consistent: bool) -> R
         if let Some(r) = &fixed {
             body["replacers"] = r.clone();
         }
-        let got = t.request(
-            "POST",
-            &format!("/projects/{pk}/anonymizers/{id}/anonymize_texts/"),
-            Some(&body))?;
+        let got = t.request("POST", &format!("/projects/{pk}/anonymizers/{id}/anonymize_texts/"), Some(&body))?;
         for (i, v) in keep.into_iter().zip(got.as_array().cloned().unwrap_or_default()) {
             out[i] = v;
         }
@@ -193,10 +190,7 @@ pub fn run(t: &Target, c: &AnonymizerCmd) -> Result<Option<Value>> {
             if let Some(r) = replacers(n)? {
                 b["replacers"] = r;
             }
-            t.request(
-                "POST",
-                &format!("/projects/{pk}/anonymizers/{id}/anonymize_text/"),
-                Some(&b))?
+            t.request("POST", &format!("/projects/{pk}/anonymizers/{id}/anonymize_text/"), Some(&b))?
         }
         AnonymizerCmd::Run { id, p, n, consistent } => {
             let pk = project_for(t, p, Kind::Anonymizer, *id)?;

@@ -91,11 +91,14 @@ pub fn run(t: &Target, c: &EmbeddingCmd) -> Result<Option<Value>> {
             let path = format!("/projects/{project}/embeddings/");
             let created = match t {
                 Target::Local { engine, ctx } => {
-                    serde_json::to_value(engine.create_embedding(ctx, *project, &b, Some(progress::observer()))?).map_err(Error::internal)?
+                    serde_json::to_value(engine.create_embedding(ctx, *project, &b, Some(progress::observer()))?)
+                        .map_err(Error::internal)?
                 }
                 Target::Remote(_) => t.request("POST", &path, Some(&b))?,
             };
-            let id = created["id"].as_i64().ok_or_else(|| Error::Internal("no embedding id in the answer".into()))?;
+            let id = created["id"]
+                .as_i64()
+                .ok_or_else(|| Error::Internal("no embedding id in the answer".into()))?;
             let done = match t {
                 Target::Local { .. } => t.request("GET", &format!("{path}{id}/"), None)?,
                 Target::Remote(c) => progress::follow(c, &format!("{path}{id}/"))?,
@@ -115,7 +118,11 @@ pub fn run(t: &Target, c: &EmbeddingCmd) -> Result<Option<Value>> {
         }
         EmbeddingCmd::Phrase { id, text, p } => {
             let pk = project_for(t, p, Kind::Embedding, *id)?;
-            t.request("POST", &format!("/projects/{pk}/embeddings/{id}/phrase_text/"), Some(&json!({"text": text})))?
+            t.request(
+                "POST",
+                &format!("/projects/{pk}/embeddings/{id}/phrase_text/"),
+                Some(&json!({"text": text})),
+            )?
         }
     };
     Ok(Some(out))

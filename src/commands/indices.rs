@@ -193,15 +193,9 @@ pub fn doc(t: &Target, c: &DocCmd) -> Result<Option<Value>> {
             let body = json!({"documents": [{"_index": index, "_id": id, "_source": source}]});
             t.request("POST", &format!("/projects/{project}/elastic/documents/"), Some(&body))?
         }
-        DocCmd::Get { project, index, id } => t.request(
-            "GET",
-            &format!("/projects/{project}/elastic/documents/{index}/{id}/"),
-            None)?,
+        DocCmd::Get { project, index, id } => t.request("GET", &format!("/projects/{project}/elastic/documents/{index}/{id}/"), None)?,
         DocCmd::Delete { project, index, id } => {
-            t.request(
-                "DELETE",
-                &format!("/projects/{project}/elastic/documents/{index}/{id}/"),
-                None)?;
+            t.request("DELETE", &format!("/projects/{project}/elastic/documents/{index}/{id}/"), None)?;
             return Ok(None);
         }
     };

@@ -112,6 +112,8 @@ pub enum Command {
     Api(system::ApiArgs),
     /// Print a shell completion script
     Completions(system::CompletionArgs),
+    /// Print the manual page (roff; `ta man | man -l -`)
+    Man,
 }
 
 /// Where commands run: the local engine acting as a user, or a remote server.
@@ -188,7 +190,9 @@ impl Target {
                 match operations::run_local(engine, Some(ctx), op, path, &query, body.unwrap_or(&empty))? {
                     Reply::Json(v) | Reply::StartSession(v, _) | Reply::EndSession(v) => Ok(v),
                     Reply::Empty => Ok(Value::Null),
-                    Reply::File { name, .. } => Err(Error::BadRequest(format!("{name} is a file: save it with the command that exports it"))),
+                    Reply::File { name, .. } => Err(Error::BadRequest(format!(
+                        "{name} is a file: save it with the command that exports it"
+                    ))),
                 }
             }
             Target::Remote(c) => c.send(method, path, body),
@@ -202,6 +206,7 @@ pub fn run(cli: Cli) -> i32 {
     let result = match &cli.command {
         Command::Serve(a) => system::serve(&cli, a),
         Command::Completions(a) => system::completions(a),
+        Command::Man => system::man(),
         Command::Init => system::init(&cli),
         Command::Mlp(mlp::MlpArgs {
             command: Some(mlp::MlpCmd::Bench(a)),
@@ -256,8 +261,6 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
         }
     }
 }
-
-
 
 #[cfg(test)]
 mod tests {

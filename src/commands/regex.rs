@@ -264,10 +264,7 @@ pub fn tagger(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
         TaggerCmd::TagText { id, text, p } => {
             let pk = project_for(t, p, Kind::RegexTagger, *id)?;
             let b = json!({"text": text});
-            t.request(
-                "POST",
-                &format!("/projects/{pk}/regex_taggers/{id}/tag_text/"),
-                Some(&b))?
+            t.request("POST", &format!("/projects/{pk}/regex_taggers/{id}/tag_text/"), Some(&b))?
         }
         TaggerCmd::Tag { b, p } => {
             let pk = project_for(t, p, Kind::RegexTagger, b.id)?;
@@ -276,10 +273,7 @@ pub fn tagger(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
         }
         TaggerCmd::Multitag { project, taggers, text } => {
             let b = json!({"text": text, "taggers": taggers});
-            t.request(
-                "POST",
-                &format!("/projects/{project}/regex_taggers/multitag_text/"),
-                Some(&b))?
+            t.request("POST", &format!("/projects/{project}/regex_taggers/multitag_text/"), Some(&b))?
         }
     };
     Ok(Some(out))
@@ -316,10 +310,7 @@ pub fn group(t: &Target, c: &GroupCmd) -> Result<Option<Value>> {
         GroupCmd::TagText { id, text, p } => {
             let pk = project_for(t, p, Kind::RegexTaggerGroup, *id)?;
             let b = json!({"text": text});
-            t.request(
-                "POST",
-                &format!("/projects/{pk}/regex_tagger_groups/{id}/tag_text/"),
-                Some(&b))?
+            t.request("POST", &format!("/projects/{pk}/regex_tagger_groups/{id}/tag_text/"), Some(&b))?
         }
         GroupCmd::Tag { b, p } => {
             let pk = project_for(t, p, Kind::RegexTaggerGroup, b.id)?;

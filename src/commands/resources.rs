@@ -69,9 +69,11 @@ pub fn run(t: &Target, kind: Kind, c: &StandardCmd) -> Result<Option<Value>> {
             t.request("DELETE", &format!("/projects/{pk}/{route}/{id}/"), None)?;
             return Ok(None);
         }
-        StandardCmd::BulkDelete { project, ids } => {
-            t.request("POST", &format!("/projects/{project}/{route}/bulk_delete/"), Some(&json!({"ids": ids})))?
-        }
+        StandardCmd::BulkDelete { project, ids } => t.request(
+            "POST",
+            &format!("/projects/{project}/{route}/bulk_delete/"),
+            Some(&json!({"ids": ids})),
+        )?,
     };
     Ok(Some(out))
 }

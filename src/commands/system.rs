@@ -86,6 +86,15 @@ pub fn completions(a: &CompletionArgs) -> Result<Option<Value>> {
     Ok(None)
 }
 
+/// `ta man`: the manual page (roff), from the same command tree as `--help` and the
+/// completions; the checked-in copy is `completions/ta.1`.
+pub fn man() -> Result<Option<Value>> {
+    clap_mangen::Man::new(Cli::command())
+        .render(&mut std::io::stdout())
+        .map_err(|e| Error::Internal(format!("cannot write the manual page: {e}")))?;
+    Ok(None)
+}
+
 #[derive(Args, Debug)]
 pub struct ApiArgs {
     /// HTTP method: GET, POST, PUT, PATCH or DELETE

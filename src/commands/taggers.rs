@@ -176,7 +176,9 @@ pub enum TaggerCmd {
 /// Waits for a tagger's training: locally it ran in the foreground already; remotely the
 /// task is followed.
 fn finish(t: &Target, pk: i64, created: Value) -> Result<Option<Value>> {
-    let id = created["id"].as_i64().ok_or_else(|| Error::Internal("no tagger id in the answer".into()))?;
+    let id = created["id"]
+        .as_i64()
+        .ok_or_else(|| Error::Internal("no tagger id in the answer".into()))?;
     let done = match t {
         Target::Local { .. } => t.request("GET", &format!("/projects/{pk}/taggers/{id}/"), None)?,
         Target::Remote(c) => progress::follow(c, &format!("/projects/{pk}/taggers/{id}/"))?,
@@ -196,9 +198,15 @@ pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
             negative_multiplier,
         } => {
             let mut b = model.body();
-            b.insert("indices".into(), json!(indices.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()));
+            b.insert(
+                "indices".into(),
+                json!(indices.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()),
+            );
             if let Some(q) = query {
-                b.insert("query".into(), serde_json::from_str(q).map_err(|e| Error::BadRequest(format!("--query is not JSON: {e}")))?);
+                b.insert(
+                    "query".into(),
+                    serde_json::from_str(q).map_err(|e| Error::BadRequest(format!("--query is not JSON: {e}")))?,
+                );
             }
             if let Some(n) = maximum_sample_size {
                 b.insert("maximum_sample_size".into(), json!(n));
@@ -209,7 +217,8 @@ pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
             let body = Value::Object(b);
             let created = match t {
                 Target::Local { engine, ctx } => {
-                    serde_json::to_value(engine.create_tagger(ctx, *project, &body, Some(progress::observer()))?).map_err(Error::internal)?
+                    serde_json::to_value(engine.create_tagger(ctx, *project, &body, Some(progress::observer()))?)
+                        .map_err(Error::internal)?
                 }
                 Target::Remote(_) => t.request("POST", &format!("/projects/{project}/taggers/"), Some(&body))?,
             };
@@ -226,17 +235,25 @@ pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
                 Target::Local { engine, ctx } => {
                     let upload = match file {
                         Some(f) => Upload {
-                            path: f.canonicalize().map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", f.display())))?,
+                            path: f
+                                .canonicalize()
+                                .map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", f.display())))?,
                             file_name: f.display().to_string(),
                             owned: false,
                         },
                         None => {
                             // The engine reads examples from a file: stdin is kept in the upload
                             // directory until training has read it.
-                            let path = engine.upload_dir()?.join(format!("{}-stdin.jsonl", crate::engine::passwords::random_string(16)));
+                            let path = engine
+                                .upload_dir()?
+                                .join(format!("{}-stdin.jsonl", crate::engine::passwords::random_string(16)));
                             let mut out = std::fs::File::create(&path).map_err(Error::internal)?;
                             std::io::copy(&mut std::io::stdin().lock(), &mut out).map_err(Error::internal)?;
-                            Upload { path, file_name: "stdin".into(), owned: true }
+                            Upload {
+                                path,
+                                file_name: "stdin".into(),
+                                owned: true,
+                            }
                         }
                     };
                     let mut b = model.body();
@@ -262,7 +279,9 @@ pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
                         form = form.text("classifier", cl.wire());
                     }
                     let form = match file {
-                        Some(f) => form.file("file", f).map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", f.display())))?,
+                        Some(f) => form
+                            .file("file", f)
+                            .map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", f.display())))?,
                         None => form.part("file", Part::reader(std::io::stdin()).file_name("examples.jsonl")),
                     };
                     c.send_multipart(&format!("/projects/{project}/taggers/train_file/"), form)?
@@ -272,7 +291,11 @@ pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
         }
         TaggerCmd::TagText { id, text, p, lemmatize } => {
             let pk = project_for(t, p, Kind::Tagger, *id)?;
-            t.request("POST", &format!("/projects/{pk}/taggers/{id}/tag_text/"), Some(&json!({"text": text, "lemmatize": lemmatize})))?
+            t.request(
+                "POST",
+                &format!("/projects/{pk}/taggers/{id}/tag_text/"),
+                Some(&json!({"text": text, "lemmatize": lemmatize})),
+            )?
         }
         TaggerCmd::Tag { b, p } => {
             let pk = project_for(t, p, Kind::Tagger, b.id)?;

@@ -2,14 +2,14 @@
 //! operations. The name matching and replacement live in `anonymizer`.
 use super::anonymizer::{Anonymizer, AnonymizerConfig, NameList};
 use super::error::{Error, Result};
+use super::kinds::ResourceKind;
 use super::regex_taggers::{MAX_TEXTS, TEXT};
 use super::resources::{resource_url, Kind, Resource};
 use super::validate::{char_field, Form, List, Mode, Str};
-use super::kinds::ResourceKind;
 use super::{Ctx, Engine};
-use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::sync::Arc;
 
 /// Most names per request.
 pub const MAX_NAMES: usize = 10_000;
@@ -164,13 +164,24 @@ impl ResourceKind for Anonymizers {
             task_id: None,
         };
         let (description, cfg) = parse_anonymizer(body, Mode::Full, &blank)?;
-        let id = e.insert_resource(Kind::Anonymizer, ctx, pk, &description, &serde_json::to_value(cfg).map_err(Error::internal)?)?;
+        let id = e.insert_resource(
+            Kind::Anonymizer,
+            ctx,
+            pk,
+            &description,
+            &serde_json::to_value(cfg).map_err(Error::internal)?,
+        )?;
         e.get_of::<Self>(ctx, pk, id)
     }
 
     fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
         let (description, cfg) = parse_anonymizer(body, mode, r)?;
-        e.update_resource(Kind::Anonymizer, r.id, &description, &serde_json::to_value(cfg).map_err(Error::internal)?)
+        e.update_resource(
+            Kind::Anonymizer,
+            r.id,
+            &description,
+            &serde_json::to_value(cfg).map_err(Error::internal)?,
+        )
     }
 }
 

@@ -3,11 +3,11 @@
 //! rows; when done the index joins the project.
 use super::error::{Error, Result};
 use super::indices::check_index_name;
+use super::kinds::ResourceKind;
 use super::resources::{resource_url, Kind, Resource};
 use super::search::{FileKind, NameRuleOrder};
 use super::tasks::{Observer, TaskOut};
 use super::validate::{Form, Mode, Str};
-use super::kinds::ResourceKind;
 use super::{Ctx, Engine};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -271,7 +271,12 @@ impl ResourceKind for DatasetImports {
         let mut f = Form::new(body, mode)?;
         let description = f.string("description", Str::REQUIRED.max(1000));
         f.finish()?;
-        e.update_resource(Kind::DatasetImport, r.id, description.as_deref().unwrap_or(&r.description), &r.config)
+        e.update_resource(
+            Kind::DatasetImport,
+            r.id,
+            description.as_deref().unwrap_or(&r.description),
+            &r.config,
+        )
     }
 
     /// Removes the uploaded file; an unfinished import's index leaves the project (its data

@@ -110,7 +110,9 @@ impl Engine {
     fn parse_embedding(&self, pk: i64, body: &Value, mode: Mode, base: &Stored, description: &str) -> Result<(String, Stored)> {
         let mut s = base.clone();
         let mut f = Form::new(body, mode)?;
-        let description = f.string("description", Str::REQUIRED.max(1000)).unwrap_or_else(|| description.to_string());
+        let description = f
+            .string("description", Str::REQUIRED.max(1000))
+            .unwrap_or_else(|| description.to_string());
         if let Some(indices) = parse_index_objects(&mut f, "indices")? {
             s.indices = indices;
         }
@@ -166,7 +168,13 @@ impl Engine {
     pub fn create_embedding(self: &Arc<Self>, ctx: &Ctx, pk: i64, body: &Value, observer: Option<Observer>) -> Result<EmbeddingOut> {
         self.check_project_access(ctx, pk)?;
         let (description, s) = self.parse_embedding(pk, body, Mode::Full, &Stored::default(), "")?;
-        let id = self.insert_resource(Kind::Embedding, ctx, pk, &description, &serde_json::to_value(&s).map_err(Error::internal)?)?;
+        let id = self.insert_resource(
+            Kind::Embedding,
+            ctx,
+            pk,
+            &description,
+            &serde_json::to_value(&s).map_err(Error::internal)?,
+        )?;
         let task = self.create_task("train_embedding", Some(pk))?;
         self.set_resource_task(Kind::Embedding, id, task)?;
         let created = self.get_of::<Embeddings>(ctx, pk, id)?;
@@ -220,20 +228,29 @@ impl Engine {
                 embedding::Step::BuildingVocabulary => "building vocabulary",
                 embedding::Step::Training => "building embedding",
             };
-            h.step(step).and_then(|_| h.progress(p.sentences as i64, p.fraction * 100.0)).is_ok()
+            h.step(step)
+                .and_then(|_| h.progress(p.sentences as i64, p.fraction * 100.0))
+                .is_ok()
         };
         let model = embedding::train(&settings, 1, corpus, &mut report).map_err(embedding_error)?;
         h.step("saving")?;
         ModelFile::write(&self.embedding_file(id), &model.to_bytes())?;
         self.models.evict(Kind::Embedding, id);
         s.vocab_size = model.vocab_size() as i64;
-        self.update_resource(Kind::Embedding, id, &r.description, &serde_json::to_value(&s).map_err(Error::internal)?)
+        self.update_resource(
+            Kind::Embedding,
+            id,
+            &r.description,
+            &serde_json::to_value(&s).map_err(Error::internal)?,
+        )
     }
 
     /// The loaded embedding, or the reference's 400 when it is not trained yet.
     pub fn embedding_model(&self, pk: i64, id: i64) -> Result<Arc<Embedding>> {
         self.models
-            .get_or_load(Kind::Embedding, id, &self.embedding_file(id), |b| Embedding::from_bytes(b).map_err(embedding_error))?
+            .get_or_load(Kind::Embedding, id, &self.embedding_file(id), |b| {
+                Embedding::from_bytes(b).map_err(embedding_error)
+            })?
             .filter(|_| self.resource(Kind::Embedding, pk, id).is_ok())
             .ok_or_else(|| Error::BadRequest("Model does not exist".into()))
     }
@@ -305,7 +322,12 @@ impl ResourceKind for Embeddings {
 
     fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
         let (description, s) = e.parse_embedding(r.project_id, body, mode, &stored(r), &r.description)?;
-        e.update_resource(Kind::Embedding, r.id, &description, &serde_json::to_value(&s).map_err(Error::internal)?)
+        e.update_resource(
+            Kind::Embedding,
+            r.id,
+            &description,
+            &serde_json::to_value(&s).map_err(Error::internal)?,
+        )
     }
 
     /// Taggers built on the embedding lose the link (`models.md` 3.5); the model file goes.
@@ -314,7 +336,12 @@ impl ResourceKind for Embeddings {
             let mut s = super::taggers::stored(&t);
             if s.embedding == Some(r.id) {
                 s.embedding = None;
-                e.update_resource(Kind::Tagger, t.id, &t.description, &serde_json::to_value(&s).map_err(Error::internal)?)?;
+                e.update_resource(
+                    Kind::Tagger,
+                    t.id,
+                    &t.description,
+                    &serde_json::to_value(&s).map_err(Error::internal)?,
+                )?;
                 e.models.evict(Kind::Tagger, t.id);
             }
         }

@@ -47,17 +47,63 @@ pub struct Wire {
     pub exit_code: i32,
 }
 
+/// Builds a variant from its message.
+type Make = fn(String) -> Error;
+
 /// The variants in the order `from_wire` tries them: a body must have exactly the variant's
 /// key (or, for `Invalid`, be any other 400 body).
-const WIRES: [(fn(String) -> Error, Wire); 5] = [
-    (Error::BadRequest, Wire { status: 400, key: Some("detail"), exit_code: 3 }),
-    (Error::BadRequestError, Wire { status: 400, key: Some("error"), exit_code: 3 }),
-    (Error::Forbidden, Wire { status: 403, key: Some("detail"), exit_code: 4 }),
-    (Error::NotFound, Wire { status: 404, key: Some("detail"), exit_code: 5 }),
-    (Error::TooLarge, Wire { status: 413, key: Some("detail"), exit_code: 6 }),
+const WIRES: [(Make, Wire); 5] = [
+    (
+        Error::BadRequest,
+        Wire {
+            status: 400,
+            key: Some("detail"),
+            exit_code: 3,
+        },
+    ),
+    (
+        Error::BadRequestError,
+        Wire {
+            status: 400,
+            key: Some("error"),
+            exit_code: 3,
+        },
+    ),
+    (
+        Error::Forbidden,
+        Wire {
+            status: 403,
+            key: Some("detail"),
+            exit_code: 4,
+        },
+    ),
+    (
+        Error::NotFound,
+        Wire {
+            status: 404,
+            key: Some("detail"),
+            exit_code: 5,
+        },
+    ),
+    (
+        Error::TooLarge,
+        Wire {
+            status: 413,
+            key: Some("detail"),
+            exit_code: 6,
+        },
+    ),
 ];
-const INVALID: Wire = Wire { status: 400, key: None, exit_code: 3 };
-const INTERNAL: Wire = Wire { status: 500, key: Some("detail"), exit_code: 1 };
+const INVALID: Wire = Wire {
+    status: 400,
+    key: None,
+    exit_code: 3,
+};
+const INTERNAL: Wire = Wire {
+    status: 500,
+    key: Some("detail"),
+    exit_code: 1,
+};
 /// What a 500 says to clients; the real message is only logged.
 const INTERNAL_DETAIL: &str = "A server error occurred.";
 
@@ -156,7 +202,11 @@ mod tests {
         ];
         for e in all {
             let back = Error::from_wire(e.status(), e.body());
-            assert_eq!((back.to_string(), back.status(), back.body()), (e.to_string(), e.status(), e.body()), "{e:?}");
+            assert_eq!(
+                (back.to_string(), back.status(), back.body()),
+                (e.to_string(), e.status(), e.body()),
+                "{e:?}"
+            );
             assert_eq!(back.exit_code(), e.exit_code());
         }
         assert_eq!(Error::Internal("secret".into()).body(), json!({"detail": INTERNAL_DETAIL}));

@@ -175,7 +175,9 @@ impl Engine {
             .iter()
             .map(|name| {
                 let id = self.register_index(name)?;
-                let open: bool = self.store.with(|c| Ok(c.query_row("SELECT is_open FROM indices WHERE id = ?1", [id], |r| r.get(0))?))?;
+                let open: bool = self
+                    .store
+                    .with(|c| Ok(c.query_row("SELECT is_open FROM indices WHERE id = ?1", [id], |r| r.get(0))?))?;
                 Ok(self.index_out(ctx, id, name.clone(), open))
             })
             .collect()
@@ -187,7 +189,12 @@ impl Engine {
         if indices.is_empty() {
             return Ok(Vec::new());
         }
-        let mut paths: Vec<String> = self.search.fields(&indices)?.into_iter().flat_map(|i| i.fields.into_iter().map(|f| f.path)).collect();
+        let mut paths: Vec<String> = self
+            .search
+            .fields(&indices)?
+            .into_iter()
+            .flat_map(|i| i.fields.into_iter().map(|f| f.path))
+            .collect();
         paths.sort();
         paths.dedup();
         Ok(paths)

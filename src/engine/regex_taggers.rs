@@ -2,12 +2,12 @@
 //! the compiled-matcher cache, and the tagging operations. Matching itself lives in
 //! `regex_tagger` (the engine module this file wires to the store).
 use super::error::{Error, Result};
+use super::kinds::ResourceKind;
 use super::lines::{Sparse, SparseLine};
 use super::regex_tagger::{ops, CompileError, MatchError, Matcher, MatcherConfig};
 use super::resources::{resource_url, Kind, Resource};
 use super::tasks::TaskOut;
 use super::validate::{Form, List, Mode, Str};
-use super::kinds::ResourceKind;
 use super::{Ctx, Engine};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -638,13 +638,24 @@ impl ResourceKind for RegexTaggers {
 
     fn create(e: &Arc<Engine>, ctx: &Ctx, pk: i64, body: &Value) -> Result<RegexTaggerOut> {
         let (description, cfg) = parse_tagger(body, Mode::Full, &blank_resource())?;
-        let id = e.insert_resource(Kind::RegexTagger, ctx, pk, &description, &serde_json::to_value(cfg).map_err(Error::internal)?)?;
+        let id = e.insert_resource(
+            Kind::RegexTagger,
+            ctx,
+            pk,
+            &description,
+            &serde_json::to_value(cfg).map_err(Error::internal)?,
+        )?;
         e.get_of::<Self>(ctx, pk, id)
     }
 
     fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
         let (description, cfg) = parse_tagger(body, mode, r)?;
-        e.update_resource(Kind::RegexTagger, r.id, &description, &serde_json::to_value(cfg).map_err(Error::internal)?)
+        e.update_resource(
+            Kind::RegexTagger,
+            r.id,
+            &description,
+            &serde_json::to_value(cfg).map_err(Error::internal)?,
+        )
     }
 
     fn deleting(e: &Engine, r: &Resource) -> Result<()> {
@@ -675,7 +686,12 @@ impl ResourceKind for RegexTaggerGroups {
 
     fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
         let (description, members) = e.parse_group(r.project_id, body, mode)?;
-        e.update_resource(Kind::RegexTaggerGroup, r.id, description.as_deref().unwrap_or(&r.description), &r.config)?;
+        e.update_resource(
+            Kind::RegexTaggerGroup,
+            r.id,
+            description.as_deref().unwrap_or(&r.description),
+            &r.config,
+        )?;
         if let Some(m) = members {
             e.set_members((Kind::RegexTaggerGroup, r.id), Kind::RegexTagger, &m)?;
         }

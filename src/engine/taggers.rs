@@ -164,15 +164,15 @@ pub fn parse_query(f: &mut Form) -> Option<Value> {
 impl Engine {
     /// Validates `fields` against the project's fields (`api.md` §5 rule).
     pub fn check_project_fields(&self, f: &mut Form, pk: i64, fields: &[String]) -> Result<()> {
-        let known: Vec<String> = self
-            .project_field_paths(pk)?
-            .into_iter()
-            .collect();
+        let known: Vec<String> = self.project_field_paths(pk)?.into_iter().collect();
         if fields.is_empty() || fields.iter().any(|x| !known.contains(x)) {
             let set = if known.is_empty() {
                 "set()".to_string()
             } else {
-                format!("{{{}}}", known.iter().map(|k| super::pytext::repr(k)).collect::<Vec<_>>().join(", "))
+                format!(
+                    "{{{}}}",
+                    known.iter().map(|k| super::pytext::repr(k)).collect::<Vec<_>>().join(", ")
+                )
             };
             f.fail("fields", format!("Entered fields not in current project fields: {set}"));
         }
@@ -183,7 +183,9 @@ impl Engine {
     fn parse_tagger(&self, pk: i64, body: &Value, mode: Mode, base: &Stored, description: &str) -> Result<(String, Stored)> {
         let mut s = base.clone();
         let mut f = Form::new(body, mode)?;
-        let description = f.string("description", Str::REQUIRED.max(1000)).unwrap_or_else(|| description.to_string());
+        let description = f
+            .string("description", Str::REQUIRED.max(1000))
+            .unwrap_or_else(|| description.to_string());
         if let Some(fields) = f.strings("fields", List::REQUIRED, Str::REQUIRED) {
             self.check_project_fields(&mut f, pk, &fields)?;
             s.fields = fields;
@@ -200,7 +202,13 @@ impl Engine {
                 other => match other.as_i64().filter(|id| self.resource(Kind::Embedding, pk, *id).is_ok()) {
                     Some(id) => Some(id),
                     None => {
-                        f.fail("embedding", format!("Invalid pk \"{}\" - object does not exist.", other.as_str().map_or_else(|| other.to_string(), str::to_string)));
+                        f.fail(
+                            "embedding",
+                            format!(
+                                "Invalid pk \"{}\" - object does not exist.",
+                                other.as_str().map_or_else(|| other.to_string(), str::to_string)
+                            ),
+                        );
                         None
                     }
                 },
@@ -232,7 +240,10 @@ impl Engine {
     pub(crate) fn render_tagger_model(&self, ctx: &Ctx, r: &Resource) -> Result<TaggerOut> {
         let s = stored(r);
         let m = s.metrics.clone();
-        let plot = self.tagger_file(r.id, "png").exists().then(|| format!("{}/projects/{}/taggers/{}/plot/", ctx.base_url, r.project_id, r.id));
+        let plot = self
+            .tagger_file(r.id, "png")
+            .exists()
+            .then(|| format!("{}/projects/{}/taggers/{}/plot/", ctx.base_url, r.project_id, r.id));
         Ok(TaggerOut {
             id: r.id,
             url: resource_url(ctx, r.project_id, Kind::Tagger, r.id),
@@ -259,7 +270,11 @@ impl Engine {
                 None => None,
             },
             indices: self.index_objects(ctx, &s.indices)?,
-            tagger_groups: self.owners((Kind::Tagger, r.id), Kind::TaggerGroup)?.into_iter().map(|(_, d)| d).collect(),
+            tagger_groups: self
+                .owners((Kind::Tagger, r.id), Kind::TaggerGroup)?
+                .into_iter()
+                .map(|(_, d)| d)
+                .collect(),
         })
     }
 
@@ -273,7 +288,13 @@ impl Engine {
     pub fn create_tagger(self: &Arc<Self>, ctx: &Ctx, pk: i64, body: &Value, observer: Option<Observer>) -> Result<TaggerOut> {
         self.check_project_access(ctx, pk)?;
         let (description, s) = self.parse_tagger(pk, body, Mode::Full, &Stored::default(), "")?;
-        let id = self.insert_resource(Kind::Tagger, ctx, pk, &description, &serde_json::to_value(&s).map_err(Error::internal)?)?;
+        let id = self.insert_resource(
+            Kind::Tagger,
+            ctx,
+            pk,
+            &description,
+            &serde_json::to_value(&s).map_err(Error::internal)?,
+        )?;
         let task = self.create_task("train_tagger", Some(pk))?;
         self.set_resource_task(Kind::Tagger, id, task)?;
         let created = self.get_of::<Taggers>(ctx, pk, id)?;
@@ -298,8 +319,8 @@ impl Engine {
         let r = self.resource(Kind::Tagger, pk, id)?;
         let mut s = stored(&r);
         let settings = s.settings()?;
-        let (positives, negatives) = match examples {
-            Some(e) => (e.positives, e.negatives),
+        let Examples { positives, negatives } = match examples {
+            Some(e) => e,
             None => self.sample_binary(pk, &s, h)?,
         };
         h.step("training")?;
@@ -312,7 +333,8 @@ impl Engine {
             let _ = h.step(step);
             let _ = h.progress(0, f64::from(percent));
         };
-        let (model, report) = classifier::train(&positives, &negatives, &settings, &hooks, &mut report_progress).map_err(classifier_error)?;
+        let (model, report) =
+            classifier::train(&positives, &negatives, &settings, &hooks, &mut report_progress).map_err(classifier_error)?;
         h.step("saving")?;
         ModelFile::write(&self.tagger_file(id, "model"), &model.to_bytes())?;
         if let Ok(png) = classifier::plot_png(&report, model.coefficients()) {
@@ -330,13 +352,18 @@ impl Engine {
         // Stop words may have changed while training ran: keep the stored ones.
         let now = stored(&self.resource(Kind::Tagger, pk, id)?);
         s.stop_words = now.stop_words;
-        self.update_resource(Kind::Tagger, id, &r.description, &serde_json::to_value(&s).map_err(Error::internal)?)
+        self.update_resource(
+            Kind::Tagger,
+            id,
+            &r.description,
+            &serde_json::to_value(&s).map_err(Error::internal)?,
+        )
     }
 
     /// Positives: the documents matching the query (up to `maximum_sample_size`, in the
     /// store's order); negatives: a seeded uniform sample of the other documents of the same
     /// indices, `negative_multiplier` times as many (`models.md` 0.3).
-    fn sample_binary(&self, pk: i64, s: &Stored, h: &TaskHandle) -> Result<(Vec<Vec<String>>, Vec<Vec<String>>)> {
+    fn sample_binary(&self, pk: i64, s: &Stored, h: &TaskHandle) -> Result<Examples> {
         let indices = self.resolve_indices(pk, Some(s.indices.clone()))?;
         if indices.is_empty() {
             return Err(Error::BadRequest("no indices: the project has no indices to train on".into()));
@@ -381,7 +408,7 @@ impl Engine {
         if negatives.is_empty() {
             return Err(Error::BadRequest("no negative examples: every document matches the query".into()));
         }
-        Ok((positives, negatives))
+        Ok(Examples { positives, negatives })
     }
 
     /// The loaded model of a tagger with its current stop words, or the reference's 400
@@ -391,7 +418,9 @@ impl Engine {
         let stop_words = stored(r).stop_words;
         self.models
             .get_or_load(Kind::Tagger, r.id, &path, |bytes| {
-                Model::from_bytes(bytes).map(|m| m.with_stop_words(&stop_words)).map_err(classifier_error)
+                Model::from_bytes(bytes)
+                    .map(|m| m.with_stop_words(&stop_words))
+                    .map_err(classifier_error)
             })?
             .ok_or_else(|| Error::BadRequest("Model does not exist".into()))
     }
@@ -420,7 +449,11 @@ impl Engine {
         use rayon::prelude::*;
         self.check_project_access(ctx, pk)?;
         let t = self.prepared_tagger(&self.resource(Kind::Tagger, pk, id)?)?;
-        let fields = if fields.is_empty() { t.stored.fields.clone() } else { fields.to_vec() };
+        let fields = if fields.is_empty() {
+            t.stored.fields.clone()
+        } else {
+            fields.to_vec()
+        };
         Ok(lines
             .par_iter()
             .map(|line| {
@@ -526,7 +559,12 @@ impl ResourceKind for Taggers {
 
     fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
         let (description, s) = e.parse_tagger(r.project_id, body, mode, &stored(r), &r.description)?;
-        e.update_resource(Kind::Tagger, r.id, &description, &serde_json::to_value(&s).map_err(Error::internal)?)
+        e.update_resource(
+            Kind::Tagger,
+            r.id,
+            &description,
+            &serde_json::to_value(&s).map_err(Error::internal)?,
+        )
     }
 
     fn deleting(e: &Engine, r: &Resource) -> Result<()> {
@@ -553,7 +591,9 @@ fn doc_texts(doc: Option<&serde_json::Map<String, Value>>, fields: &[String]) ->
     };
     if fields.iter().any(|f| flat_get(&doc, f).is_none()) {
         let list = fields.iter().map(|f| super::pytext::repr(f)).collect::<Vec<_>>().join(", ");
-        return Err(Error::BadRequest(format!("document does not contain required fields. required fields: [{list}]")));
+        return Err(Error::BadRequest(format!(
+            "document does not contain required fields. required fields: [{list}]"
+        )));
     }
     let texts = field_texts(&doc, fields);
     if texts.iter().all(|t| t.trim().is_empty()) {
@@ -608,13 +648,21 @@ impl Engine {
     }
 
     /// GET taggers/{id}/list_features/?size=N.
-    pub fn tagger_features(&self, ctx: &Ctx, pk: i64, id: i64, query: &std::collections::BTreeMap<String, String>) -> Result<super::operations::taggers::FeaturesOut> {
+    pub fn tagger_features(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+        query: &std::collections::BTreeMap<String, String>,
+    ) -> Result<super::operations::taggers::FeaturesOut> {
         self.check_project_access(ctx, pk)?;
         let r = self.resource(Kind::Tagger, pk, id)?;
         let size = query.get("size").and_then(|s| s.trim().parse::<usize>().ok()).unwrap_or(100);
         let model = self.tagger_model(&r)?;
         let (features, total) = model.list_features(size).ok_or_else(|| {
-            Error::BadRequestError("Error loading feature names. Are you using HashingVectorizer? It does not support feature names!".into())
+            Error::BadRequestError(
+                "Error loading feature names. Are you using HashingVectorizer? It does not support feature names!".into(),
+            )
         })?;
         Ok(super::operations::taggers::FeaturesOut {
             showing_features: features.len(),
@@ -633,7 +681,12 @@ impl Engine {
             let text = f.string("text", Str::OPTIONAL.untrimmed());
             f.finish()?;
             s.stop_words = text.unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
-            self.update_resource(Kind::Tagger, id, &r.description, &serde_json::to_value(&s).map_err(Error::internal)?)?;
+            self.update_resource(
+                Kind::Tagger,
+                id,
+                &r.description,
+                &serde_json::to_value(&s).map_err(Error::internal)?,
+            )?;
             self.models.evict(Kind::Tagger, id);
         }
         Ok(super::operations::taggers::StopWordsOut { stop_words: s.stop_words })
@@ -707,7 +760,8 @@ fn read_examples(path: &std::path::Path, t: &FileTraining) -> Result<Examples> {
         if line.trim().is_empty() {
             continue;
         }
-        let doc: Value = serde_json::from_str(&line).map_err(|e| Error::BadRequest(format!("examples file, line {}: not JSON: {e}", n + 1)))?;
+        let doc: Value =
+            serde_json::from_str(&line).map_err(|e| Error::BadRequest(format!("examples file, line {}: not JSON: {e}", n + 1)))?;
         let label = match flat_get(&doc, &t.label_field) {
             Some(Value::String(s)) => s.clone(),
             Some(Value::Null) | None => continue,
@@ -721,10 +775,19 @@ fn read_examples(path: &std::path::Path, t: &FileTraining) -> Result<Examples> {
         }
     }
     if positives.is_empty() {
-        return Err(Error::field("positive", format!("No line of the file has {} = {}.", t.label_field, t.positive)));
+        return Err(Error::field(
+            "positive",
+            format!("No line of the file has {} = {}.", t.label_field, t.positive),
+        ));
     }
     if negatives.is_empty() {
-        return Err(Error::field("positive", format!("Every labelled line has {} = {}: nothing to tell them from.", t.label_field, t.positive)));
+        return Err(Error::field(
+            "positive",
+            format!(
+                "Every labelled line has {} = {}: nothing to tell them from.",
+                t.label_field, t.positive
+            ),
+        ));
     }
     Ok(Examples { positives, negatives })
 }
@@ -743,7 +806,13 @@ impl Engine {
         let result = parsed.and_then(|t| {
             let path = upload.as_ref().map(|u| u.path.clone()).unwrap_or_default();
             let examples = read_examples(&path, &t)?;
-            let id = self.insert_resource(Kind::Tagger, ctx, pk, &t.description, &serde_json::to_value(&t.stored).map_err(Error::internal)?)?;
+            let id = self.insert_resource(
+                Kind::Tagger,
+                ctx,
+                pk,
+                &t.description,
+                &serde_json::to_value(&t.stored).map_err(Error::internal)?,
+            )?;
             self.start_tagger_training(pk, id, Some(examples), observer)?;
             self.get_of::<Taggers>(ctx, pk, id)
         });

@@ -18,9 +18,15 @@ const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-
 
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
     Router::new()
-        .route("/gui", get(|| async { (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, "/gui/")]) }))
+        .route(
+            "/gui",
+            get(|| async { (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, "/gui/")]) }),
+        )
         .route("/gui/", get(|headers: HeaderMap| async move { asset("index.html", &headers) }))
-        .route("/gui/{*file}", get(|Path(file): Path<String>, headers: HeaderMap| async move { asset(&file, &headers) }))
+        .route(
+            "/gui/{*file}",
+            get(|Path(file): Path<String>, headers: HeaderMap| async move { asset(&file, &headers) }),
+        )
 }
 
 /// One embedded file with its content type and caching headers; 304 when the client's
@@ -29,7 +35,10 @@ fn asset(file: &str, headers: &HeaderMap) -> Response {
     let Some(found) = Assets::get(file) else {
         return (StatusCode::NOT_FOUND, "Not found.").into_response();
     };
-    let etag = format!("\"{}\"", found.metadata.sha256_hash().iter().map(|b| format!("{b:02x}")).collect::<String>());
+    let etag = format!(
+        "\"{}\"",
+        found.metadata.sha256_hash().iter().map(|b| format!("{b:02x}")).collect::<String>()
+    );
     let mut resp = if headers.get(header::IF_NONE_MATCH).is_some_and(|v| v.as_bytes() == etag.as_bytes()) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {

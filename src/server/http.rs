@@ -279,7 +279,9 @@ fn media_type(headers: &HeaderMap) -> Option<String> {
 /// their file parts written to the upload directory; anywhere else they are read and dropped.
 fn accepts_files(path: &str) -> bool {
     let path = path.strip_prefix("/api/v1").unwrap_or(path);
-    crate::engine::operations::all().iter().any(|o| o.upload && o.matches(path).is_some())
+    crate::engine::operations::all()
+        .iter()
+        .any(|o| o.upload && o.matches(path).is_some())
 }
 
 /// Whether the request body is multipart (uploads), which has the upload limit; every other

@@ -22,7 +22,9 @@ use std::sync::Arc;
 /// Whether `path` (as routed: no trailing slash) belongs to an operation open to anonymous
 /// callers.
 fn is_open(path: &str) -> bool {
-    operations::all().iter().any(|o| o.access == Access::Open && routes::axum_path(o) == path)
+    operations::all()
+        .iter()
+        .any(|o| o.access == Access::Open && routes::axum_path(o) == path)
 }
 
 fn is_docs(path: &str) -> bool {
@@ -171,7 +173,10 @@ pub fn app(engine: Arc<Engine>) -> Router {
 
 /// A panic while answering one request becomes that request's 500; the server goes on.
 fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
-    json_response(StatusCode::INTERNAL_SERVER_ERROR, &serde_json::json!({"detail": "A server error occurred."}))
+    json_response(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        &serde_json::json!({"detail": "A server error occurred."}),
+    )
 }
 
 /// Serve until SIGINT/SIGTERM; in-flight requests finish before exit.

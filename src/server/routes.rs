@@ -32,12 +32,17 @@ fn filter(m: Method) -> MethodFilter {
 pub fn api() -> Router<AppState> {
     let mut paths: BTreeMap<String, MethodRouter<AppState>> = BTreeMap::new();
     for op in operations::all() {
-        let route = on(filter(op.method), move |state, caller, params, query, headers, body| handle(op, state, caller, params, query, headers, body));
-        let entry = paths.remove(&axum_path(op));
-        paths.insert(axum_path(op), match entry {
-            Some(existing) => existing.merge(route),
-            None => route,
+        let route = on(filter(op.method), move |state, caller, params, query, headers, body| {
+            handle(op, state, caller, params, query, headers, body)
         });
+        let entry = paths.remove(&axum_path(op));
+        paths.insert(
+            axum_path(op),
+            match entry {
+                Some(existing) => existing.merge(route),
+                None => route,
+            },
+        );
     }
     paths.into_iter().fold(Router::new(), |r, (path, methods)| r.route(&path, methods))
 }
@@ -49,7 +54,10 @@ impl<S: Send + Sync> FromRequestParts<S> for Params {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, s: &S) -> Result<Self, Self::Rejection> {
         let raw = RawPathParams::from_request_parts(parts, s).await;
-        Ok(Params(raw.map(|p| p.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()).unwrap_or_default()))
+        Ok(Params(
+            raw.map(|p| p.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+                .unwrap_or_default(),
+        ))
     }
 }
 

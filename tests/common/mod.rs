@@ -494,7 +494,12 @@ pub fn ta_stdin(data_dir: &Path, args: &[&str], input: &str) -> String {
         .stderr(Stdio::piped())
         .spawn()
         .expect("ta runs");
-    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("input written");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("input written");
     let out = child.wait_with_output().expect("ta ends");
     assert!(out.status.success(), "ta {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()

@@ -30,19 +30,21 @@ fn or_skip<T>(engine: Option<T>) -> Option<T> {
 /// The fully loaded engine, or `None` (test skipped) when no data is available.
 fn engine() -> Option<&'static MlpEngine> {
     static ENGINE: OnceLock<Option<MlpEngine>> = OnceLock::new();
-    or_skip(ENGINE
-        .get_or_init(|| {
-            let dir = data_dir()?;
-            let engine = MlpEngine::load(&dir, MlpConfig::default());
-            assert!(
-                engine.alive(),
-                "MLP data in {} incomplete: {:?}",
-                dir.display(),
-                engine.load_errors()
-            );
-            Some(engine)
-        })
-        .as_ref())
+    or_skip(
+        ENGINE
+            .get_or_init(|| {
+                let dir = data_dir()?;
+                let engine = MlpEngine::load(&dir, MlpConfig::default());
+                assert!(
+                    engine.alive(),
+                    "MLP data in {} incomplete: {:?}",
+                    dir.display(),
+                    engine.load_errors()
+                );
+                Some(engine)
+            })
+            .as_ref(),
+    )
 }
 
 /// A Russian-only engine (detection skipped, mlp.md §10.1): langdetect 1.0.9 with seed 0

@@ -46,7 +46,13 @@ pub struct UserIn {
 }
 
 /// Logging in or registering answers the token and starts a browser session.
-fn session_op(path: &'static str, summary: &'static str, request: SchemaFn, status: u16, run: fn(&Arc<Engine>, &Call) -> Result<Reply>) -> Operation {
+fn session_op(
+    path: &'static str,
+    summary: &'static str,
+    request: SchemaFn,
+    status: u16,
+    run: fn(&Arc<Engine>, &Call) -> Result<Reply>,
+) -> Operation {
     Operation {
         method: Method::Post,
         path: Cow::Borrowed(path),
@@ -63,12 +69,18 @@ fn session_op(path: &'static str, summary: &'static str, request: SchemaFn, stat
 
 fn register(e: &Arc<Engine>, c: &Call) -> Result<Reply> {
     let (id, token) = e.register(c.body)?;
-    Ok(Reply::StartSession(serde_json::to_value(token).map_err(crate::engine::error::Error::internal)?, e.start_session(id)?))
+    Ok(Reply::StartSession(
+        serde_json::to_value(token).map_err(crate::engine::error::Error::internal)?,
+        e.start_session(id)?,
+    ))
 }
 
 fn login(e: &Arc<Engine>, c: &Call) -> Result<Reply> {
     let (id, token) = e.login(c.body)?;
-    Ok(Reply::StartSession(serde_json::to_value(token).map_err(crate::engine::error::Error::internal)?, e.start_session(id)?))
+    Ok(Reply::StartSession(
+        serde_json::to_value(token).map_err(crate::engine::error::Error::internal)?,
+        e.start_session(id)?,
+    ))
 }
 
 fn logout(e: &Arc<Engine>, c: &Call) -> Result<Reply> {
@@ -86,9 +98,21 @@ pub fn operations() -> Vec<Operation> {
             json!({"projects": format!("{b}/projects/"), "users": format!("{b}/users/"), "core_variables": format!("{b}/core_variables/")})
         }),
         op!(Get "/health/" open, "health", "Service health (host, search store, language processing, tasks)", [] => [Value], |e, c| e.health()?),
-        session_op("/rest-auth/registration/", "Register; returns the token", schema_of::<RegisterIn>, 201, register),
+        session_op(
+            "/rest-auth/registration/",
+            "Register; returns the token",
+            schema_of::<RegisterIn>,
+            201,
+            register,
+        ),
         op!(Post "/rest-auth/registration/verify-email/" open, "auth", "Verify an e-mail address (always accepted)", [] => [Detail], |e, c| Detail::new("ok")),
-        session_op("/rest-auth/login/", "Log in; returns the (existing) token", schema_of::<LoginIn>, 200, login),
+        session_op(
+            "/rest-auth/login/",
+            "Log in; returns the (existing) token",
+            schema_of::<LoginIn>,
+            200,
+            login,
+        ),
         Operation {
             summary: Cow::Borrowed("Delete the caller's token and session"),
             response: Some(schema_of::<Detail>),

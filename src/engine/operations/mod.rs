@@ -11,7 +11,6 @@ pub mod regex;
 pub mod search;
 pub mod taggers;
 
-
 use super::error::{Error, Result};
 use super::{Ctx, Engine};
 use serde::Serialize;
@@ -75,7 +74,8 @@ pub struct Call<'a> {
 impl Call<'_> {
     /// The authenticated caller (the faces resolve it before calling a `User` operation).
     pub fn ctx(&self) -> Result<&Ctx> {
-        self.ctx.ok_or_else(|| Error::Forbidden("Authentication credentials were not provided.".into()))
+        self.ctx
+            .ok_or_else(|| Error::Forbidden("Authentication credentials were not provided.".into()))
     }
 
     /// An integer path parameter; anything else is the reference's 404.
@@ -271,7 +271,14 @@ pub fn find(method: Method, path: &str) -> Option<(&'static Operation, BTreeMap<
 }
 
 /// Runs an operation in this process: the local CLI's way of calling what a server would.
-pub fn run_local(engine: &Arc<Engine>, ctx: Option<&Ctx>, op: &Operation, path: &str, query: &BTreeMap<String, String>, body: &Value) -> Result<Reply> {
+pub fn run_local(
+    engine: &Arc<Engine>,
+    ctx: Option<&Ctx>,
+    op: &Operation,
+    path: &str,
+    query: &BTreeMap<String, String>,
+    body: &Value,
+) -> Result<Reply> {
     let params = op.matches(path).ok_or_else(Error::not_found)?;
     let call = Call {
         ctx,
@@ -293,7 +300,12 @@ mod tests {
     fn operations_are_unique_and_well_formed() {
         let mut seen = HashSet::new();
         for o in all() {
-            assert!(seen.insert((o.method, o.path.clone())), "declared twice: {} {}", o.method.as_str(), o.path);
+            assert!(
+                seen.insert((o.method, o.path.clone())),
+                "declared twice: {} {}",
+                o.method.as_str(),
+                o.path
+            );
             assert!(o.path.starts_with('/') && o.path.ends_with('/'), "{}", o.path);
             assert!(!o.summary.is_empty(), "{} {} has no summary", o.method.as_str(), o.path);
             let filled = o.fill(&o.param_names().iter().map(|_| &7 as &dyn std::fmt::Display).collect::<Vec<_>>());

@@ -1,14 +1,14 @@
 //! Operations of taggers (`api.md` §6 and Appendix A).
 use super::regex::{IndexName, TextIn};
 use super::{crud, op, Access, Call, Method, Operation, Reply};
-use crate::engine::error::Result;
-use crate::engine::Engine;
-use std::borrow::Cow;
-use std::sync::Arc;
 use crate::engine::classifier::Feature;
+use crate::engine::error::Result;
 use crate::engine::taggers::{TagOut, TaggerOut, Taggers};
+use crate::engine::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
+use std::sync::Arc;
 
 /// `{"text", "lemmatize"}` of tag_text.
 #[derive(Deserialize, utoipa::ToSchema)]

@@ -182,7 +182,9 @@ impl Parser {
     }
 
     fn too_deep<T>(&self) -> Result<T, SyntaxError> {
-        self.err(&format!("pattern nested too deeply (more than {MAX_NESTING} levels of groups and quantifiers)"))
+        self.err(&format!(
+            "pattern nested too deeply (more than {MAX_NESTING} levels of groups and quantifiers)"
+        ))
     }
 
     fn parse_concat(&mut self) -> Result<Node, SyntaxError> {
@@ -823,7 +825,13 @@ mod tests {
     fn posix_opener_without_a_name_is_a_set_member() {
         // The reference's `regex` module reads `[[:]` as the set of `[` and `:`.
         let node = parse("[[:]", false).unwrap();
-        let Node::Class { class: Class::Set { items, negated: false }, .. } = node else { panic!("{node:?}") };
+        let Node::Class {
+            class: Class::Set { items, negated: false },
+            ..
+        } = node
+        else {
+            panic!("{node:?}")
+        };
         assert_eq!(items, vec![ClassItem::Range('[', '['), ClassItem::Range(':', ':')]);
     }
 

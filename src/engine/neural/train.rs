@@ -1,0 +1,424 @@
+//! Training: validation of the request, splits, vocabulary, embedding, the SGD loop with the halving schedule,
+//! per-epoch validation reports, progress and cancellation, and the final test evaluation.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ops::ControlFlow;
+
+use candle_core::{DType, Device, Tensor, Var};
+use candle_nn::{Optimizer, SGD};
+use rayon::prelude::*;
+
+use super::batch::Batch;
+use super::error::{NeuralError, Result};
+use super::metrics::{Confusion, EpochReport, Scores};
+use super::network::{initial_embedding, Architecture, Network, EMBEDDING};
+use super::seeded::Seeded;
+use super::split::{split, MIN_EXAMPLES};
+use super::tagger::{predict, NeuralTagger};
+use super::vocab::{tokenize, Vocabulary};
+use super::words::WordTable;
+
+/// Upper bound of `epochs`.
+pub const MAX_EPOCHS: usize = 1000;
+/// Upper bound of `max_tokens`, `batch_size` and a frozen embedding's width.
+pub const MAX_SIZE: usize = 100_000;
+/// Width of a trainable embedding (used when no frozen one is given).
+pub const TRAINABLE_DIM: usize = 100;
+/// Stack of the training thread: autograd walks and drops the unrolled LSTM graph recursively.
+const TRAINING_STACK: usize = 1 << 30;
+
+/// Word vectors of a frozen embedding.
+pub trait WordVectors {
+    /// Width of every vector.
+    fn dim(&self) -> usize;
+    /// The vector of `word`, if known.
+    fn vector(&self, word: &str) -> Option<&[f32]>;
+}
+
+/// A word-vector table held in memory.
+#[derive(Debug, Clone, Default)]
+pub struct WordVectorMap {
+    pub dim: usize,
+    pub vectors: HashMap<String, Vec<f32>>,
+}
+
+impl WordVectors for WordVectorMap {
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn vector(&self, word: &str) -> Option<&[f32]> {
+        self.vectors.get(word).map(Vec::as_slice)
+    }
+}
+
+/// How to train. `TrainSettings::new` gives the reference configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrainSettings {
+    pub architecture: Architecture,
+    /// Number of epochs, 1 to `MAX_EPOCHS` (default 5).
+    pub epochs: usize,
+    /// Seed of the split, initialisation, shuffling and dropout (default 42).
+    pub seed: u64,
+    /// Tokens kept per document (default 2000).
+    pub max_tokens: usize,
+    /// Training batch size; `None` = the architecture's (128 or 64).
+    pub batch_size: Option<usize>,
+    /// Initial learning rate; `None` = the architecture's (0.5 or 0.25).
+    pub learning_rate: Option<f64>,
+    /// Train on the first CUDA GPU (needs the `cuda` build feature).
+    pub gpu: bool,
+}
+
+impl TrainSettings {
+    pub fn new(architecture: Architecture) -> Self {
+        Self {
+            architecture,
+            epochs: 5,
+            seed: 42,
+            max_tokens: 2000,
+            batch_size: None,
+            learning_rate: None,
+            gpu: false,
+        }
+    }
+
+    fn batch_size(&self) -> usize {
+        self.batch_size.unwrap_or(self.architecture.batch_size())
+    }
+
+    fn learning_rate(&self) -> f64 {
+        self.learning_rate.unwrap_or(self.architecture.learning_rate())
+    }
+
+    fn check(&self) -> Result<()> {
+        let invalid = |name, reason: String| Err(NeuralError::InvalidSetting { name, reason });
+        if !(1..=MAX_EPOCHS).contains(&self.epochs) {
+            return invalid("num_epochs", format!("{} is not between 1 and {MAX_EPOCHS}", self.epochs));
+        }
+        if !(1..=MAX_SIZE).contains(&self.max_tokens) {
+            return invalid("max_tokens", format!("{} is not between 1 and {MAX_SIZE}", self.max_tokens));
+        }
+        if !(1..=MAX_SIZE).contains(&self.batch_size()) {
+            return invalid("batch_size", format!("{} is not between 1 and {MAX_SIZE}", self.batch_size()));
+        }
+        let lr = self.learning_rate();
+        if !(lr.is_finite() && lr > 0.0) {
+            return invalid("learning_rate", format!("{lr} is not a positive number"));
+        }
+        Ok(())
+    }
+
+    /// Learning rate of `epoch` (0-based): halved at the start of epoch ⌊E/3⌋ and of epoch ⌊2E/3⌋.
+    pub fn learning_rate_at(&self, epoch: usize) -> f64 {
+        let (first, second) = (self.epochs / 3, 2 * self.epochs / 3);
+        let halvings = usize::from(epoch >= first) + usize::from(second != first && epoch >= second);
+        self.learning_rate() / f64::from(1u32 << halvings)
+    }
+}
+
+/// What the progress callback hears about.
+#[derive(Debug, Clone, Copy)]
+pub enum Progress<'a> {
+    /// A training batch finished (0-based `epoch` and `batch`).
+    Batch {
+        epoch: usize,
+        epochs: usize,
+        batch: usize,
+        batches: usize,
+        loss: f32,
+    },
+    /// An epoch finished and was evaluated on the validation part.
+    Epoch { epochs: usize, report: &'a EpochReport },
+}
+
+/// Everything a training run produces.
+pub struct TrainOutcome {
+    pub tagger: NeuralTagger,
+    /// One report per epoch, on the validation part.
+    pub epoch_reports: Vec<EpochReport>,
+    /// Final scores on the test part.
+    pub test_scores: Scores,
+    /// Confusion matrix on the test part.
+    pub confusion: Confusion,
+    /// Sizes of the train, validation and test parts.
+    pub split_sizes: [usize; 3],
+}
+
+/// Trains a tagger on `examples` (text, class index into `classes`). `progress` is called after every batch and
+/// every epoch; returning `ControlFlow::Break` cancels the run with `NeuralError::Cancelled`.
+pub fn train(
+    examples: &[(&str, usize)],
+    classes: &[String],
+    settings: &TrainSettings,
+    embedding: Option<&(dyn WordVectors + Sync)>,
+    progress: &mut (dyn FnMut(Progress) -> ControlFlow<()> + Send),
+) -> Result<TrainOutcome> {
+    check_examples(examples, classes)?;
+    settings.check()?;
+    if let Some(e) = embedding {
+        if !(1..=MAX_SIZE).contains(&e.dim()) {
+            return Err(NeuralError::InvalidSetting {
+                name: "embedding",
+                reason: format!("width {} is not between 1 and {MAX_SIZE}", e.dim()),
+            });
+        }
+    }
+    let device = Device::cuda_if_available(0)?;
+    let device = match (settings.gpu, device.is_cuda()) {
+        (true, false) => {
+            return Err(NeuralError::GpuUnavailable(
+                "no CUDA device (or built without the cuda feature)".into(),
+            ))
+        }
+        (true, true) => device,
+        (false, _) => Device::Cpu,
+    };
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("neural-training".into())
+            .stack_size(TRAINING_STACK)
+            .spawn_scoped(scope, || Run::new(examples, classes, settings, embedding, &device)?.train(progress))
+            .map_err(|e| NeuralError::InvalidSetting {
+                name: "training thread",
+                reason: e.to_string(),
+            })?;
+        worker.join().unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
+            Err(NeuralError::Backend(candle_core::Error::Msg(format!(
+                "training panicked: {}",
+                what.unwrap_or_default()
+            ))))
+        })
+    })
+}
+
+fn check_examples(examples: &[(&str, usize)], classes: &[String]) -> Result<()> {
+    if classes.len() < 2 {
+        return Err(NeuralError::TooFewClasses(classes.len()));
+    }
+    if examples.is_empty() {
+        return Err(NeuralError::NoExamples);
+    }
+    let mut counts = vec![0usize; classes.len()];
+    for (index, &(_, class)) in examples.iter().enumerate() {
+        *counts.get_mut(class).ok_or(NeuralError::ClassOutOfRange {
+            index,
+            class,
+            classes: classes.len(),
+        })? += 1;
+    }
+    if let Some(empty) = counts.iter().position(|&c| c == 0) {
+        return Err(NeuralError::EmptyClass(classes[empty].clone()));
+    }
+    if examples.len() < MIN_EXAMPLES {
+        return Err(NeuralError::TooFewExamples(examples.len()));
+    }
+    Ok(())
+}
+
+/// State of one training run.
+struct Run<'a> {
+    settings: &'a TrainSettings,
+    classes: &'a [String],
+    vocabulary: Vocabulary,
+    docs: Vec<Vec<u32>>,
+    targets: Vec<u32>,
+    parts: [Vec<usize>; 3],
+    rng: Seeded,
+    words: WordTable,
+    vars: BTreeMap<String, Var>,
+    device: Device,
+}
+
+impl<'a> Run<'a> {
+    fn new(
+        examples: &[(&str, usize)],
+        classes: &'a [String],
+        settings: &'a TrainSettings,
+        embedding: Option<&(dyn WordVectors + Sync)>,
+        device: &Device,
+    ) -> Result<Self> {
+        let tokens: Vec<Vec<String>> = examples.par_iter().map(|(text, _)| tokenize(text, settings.max_tokens)).collect();
+        let parts = split(examples.len(), settings.seed).ok_or(NeuralError::TooFewExamples(examples.len()))?;
+        let vocabulary = Vocabulary::build(parts.train.iter().map(|&i| tokens[i].as_slice()));
+        let docs: Vec<Vec<u32>> = tokens.par_iter().map(|t| vocabulary.encode(t)).collect();
+        drop(tokens);
+        let mut rng = Seeded::new(settings.seed);
+        let embed_dim = embedding.map_or(TRAINABLE_DIM, |e| e.dim());
+        let initial = settings
+            .architecture
+            .initial_parameters(embed_dim, classes.len(), &mut rng, DType::F32, device)?;
+        let words = match embedding {
+            Some(vectors) => WordTable::Frozen(frozen_matrix(&vocabulary, vectors, device)?),
+            None => {
+                let values = initial_embedding(vocabulary.len(), embed_dim, &mut rng, DType::F32, &Device::Cpu)?;
+                WordTable::Trainable {
+                    values: values.flatten_all()?.to_vec1()?,
+                    width: embed_dim,
+                }
+            }
+        };
+        let vars = initial
+            .into_iter()
+            .map(|(name, t)| Ok((name, Var::from_tensor(&t)?)))
+            .collect::<Result<_>>()?;
+        Ok(Self {
+            settings,
+            classes,
+            vocabulary,
+            docs,
+            targets: examples.iter().map(|&(_, c)| c as u32).collect(),
+            parts: [parts.train, parts.validation, parts.test],
+            rng,
+            words,
+            vars,
+            device: device.clone(),
+        })
+    }
+
+    /// The current parameters except the embedding; `detached` ones carry no gradient tracking (for evaluation
+    /// and the final model).
+    fn tensors(&self, detached: bool) -> BTreeMap<String, Tensor> {
+        let tensor = |var: &Var| {
+            if detached {
+                var.as_tensor().detach()
+            } else {
+                var.as_tensor().clone()
+            }
+        };
+        self.vars.iter().map(|(name, var)| (name.clone(), tensor(var))).collect()
+    }
+
+    fn network(&self, detached: bool) -> Result<Network> {
+        let tensors: HashMap<String, Tensor> = self.tensors(detached).into_iter().collect();
+        Network::new(
+            self.settings.architecture,
+            self.words.width(),
+            self.classes.len(),
+            &tensors,
+            &self.device,
+        )
+    }
+
+    fn train(mut self, progress: &mut (dyn FnMut(Progress) -> ControlFlow<()> + Send)) -> Result<TrainOutcome> {
+        let settings = self.settings;
+        let network = self.network(false)?;
+        let mut sgd = SGD::new(self.vars.values().cloned().collect(), settings.learning_rate())?;
+        let mut order = self.parts[0].clone();
+        let batches = order.len().div_ceil(settings.batch_size());
+        let mut epoch_reports = Vec::with_capacity(settings.epochs);
+        for epoch in 0..settings.epochs {
+            let learning_rate = settings.learning_rate_at(epoch);
+            sgd.set_learning_rate(learning_rate);
+            self.rng.shuffle(&mut order);
+            let mut loss_sum = 0.0;
+            for (batch, chunk) in order.chunks(settings.batch_size()).enumerate() {
+                let loss = self.step(&network, &mut sgd, chunk, learning_rate)?;
+                loss_sum += f64::from(loss);
+                let event = Progress::Batch {
+                    epoch,
+                    epochs: settings.epochs,
+                    batch,
+                    batches,
+                    loss,
+                };
+                if progress(event).is_break() {
+                    return Err(NeuralError::Cancelled);
+                }
+            }
+            let (scores, _) = self.evaluate(&self.parts[1], false)?;
+            let report = EpochReport {
+                epoch,
+                scores,
+                training_loss: loss_sum / batches as f64,
+            };
+            epoch_reports.push(report);
+            if progress(Progress::Epoch {
+                epochs: settings.epochs,
+                report: &report,
+            })
+            .is_break()
+            {
+                return Err(NeuralError::Cancelled);
+            }
+        }
+        let (test_scores, confusion) = self.evaluate(&self.parts[2], true)?;
+        let split_sizes = [self.parts[0].len(), self.parts[1].len(), self.parts[2].len()];
+        let mut tensors = self.tensors(true);
+        tensors.insert(EMBEDDING.to_string(), self.words.tensor(&self.device)?);
+        let frozen = matches!(self.words, WordTable::Frozen(_));
+        let tagger = NeuralTagger::new(
+            settings.architecture,
+            self.classes.to_vec(),
+            self.vocabulary.clone(),
+            settings.max_tokens,
+            frozen,
+            tensors,
+        )?;
+        Ok(TrainOutcome {
+            tagger,
+            epoch_reports,
+            test_scores,
+            confusion,
+            split_sizes,
+        })
+    }
+
+    /// One SGD step on the examples `chunk`; returns the batch's mean loss.
+    fn step(&mut self, network: &Network, sgd: &mut SGD, chunk: &[usize], learning_rate: f64) -> Result<f32> {
+        let slices: Vec<&[u32]> = chunk.iter().map(|&i| self.docs[i].as_slice()).collect();
+        let batch = Batch::new(&slices, &self.device)?;
+        let targets: Vec<u32> = batch.order.iter().map(|&r| self.targets[chunk[r]]).collect();
+        let targets = Tensor::from_vec(targets, batch.rows(), &self.device)?;
+        let (words, rows) = self.words.lookup(&batch, &self.device)?;
+        let log_probs = network.forward(&words, &batch, Some(&mut self.rng))?;
+        let loss = candle_nn::loss::nll(&log_probs, &targets)?;
+        let grads = loss.backward()?;
+        sgd.step(&grads)?;
+        if let Some(rows) = rows {
+            self.words.update(&rows, &grads, learning_rate)?;
+        }
+        Ok(loss.to_dtype(DType::F32)?.to_scalar::<f32>()?)
+    }
+
+    /// Scores and confusion matrix on the examples `ids` (batched in their order, or sorted by length).
+    fn evaluate(&self, ids: &[usize], by_length: bool) -> Result<(Scores, Confusion)> {
+        let network = self.network(true)?;
+        let docs: Vec<&[u32]> = ids.iter().map(|&i| self.docs[i].as_slice()).collect();
+        let predicted = predict(
+            &network,
+            &self.words.tensor(&self.device)?,
+            &docs,
+            self.settings.batch_size(),
+            by_length,
+        )?;
+        let confusion = Confusion::new(
+            self.classes.len(),
+            ids.iter().zip(&predicted).map(|(&i, &(p, _))| (self.targets[i] as usize, p)),
+        );
+        Ok((confusion.scores(), confusion))
+    }
+}
+
+/// The frozen embedding matrix: the known vector of each vocabulary word, zeros otherwise (`<unk>`, `<pad>` too).
+fn frozen_matrix(vocabulary: &Vocabulary, vectors: &(dyn WordVectors + Sync), device: &Device) -> Result<Tensor> {
+    let dim = vectors.dim();
+    let mut matrix = vec![0f32; vocabulary.len() * dim];
+    for (id, word) in vocabulary.words().iter().enumerate().skip(2) {
+        if let Some(v) = vectors.vector(word) {
+            if v.len() != dim {
+                return Err(NeuralError::EmbeddingWidth {
+                    word: word.clone(),
+                    got: v.len(),
+                    expected: dim,
+                });
+            }
+            matrix[id * dim..(id + 1) * dim].copy_from_slice(v);
+        }
+    }
+    Ok(Tensor::from_vec(matrix, (vocabulary.len(), dim), device)?)
+}
