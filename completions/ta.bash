@@ -46,6 +46,9 @@ _ta() {
             ta,init)
                 cmd="ta__subcmd__init"
                 ;;
+            ta,lexicon)
+                cmd="ta__subcmd__lexicon"
+                ;;
             ta,login)
                 cmd="ta__subcmd__login"
                 ;;
@@ -69,6 +72,9 @@ _ta() {
                 ;;
             ta,register)
                 cmd="ta__subcmd__register"
+                ;;
+            ta,saved-search)
+                cmd="ta__subcmd__saved__subcmd__search"
                 ;;
             ta,search)
                 cmd="ta__subcmd__search"
@@ -241,6 +247,9 @@ _ta() {
             ta__subcmd__help,init)
                 cmd="ta__subcmd__help__subcmd__init"
                 ;;
+            ta__subcmd__help,lexicon)
+                cmd="ta__subcmd__help__subcmd__lexicon"
+                ;;
             ta__subcmd__help,login)
                 cmd="ta__subcmd__help__subcmd__login"
                 ;;
@@ -264,6 +273,9 @@ _ta() {
                 ;;
             ta__subcmd__help,register)
                 cmd="ta__subcmd__help__subcmd__register"
+                ;;
+            ta__subcmd__help,saved-search)
+                cmd="ta__subcmd__help__subcmd__saved__subcmd__search"
                 ;;
             ta__subcmd__help,search)
                 cmd="ta__subcmd__help__subcmd__search"
@@ -346,6 +358,24 @@ _ta() {
             ta__subcmd__help__subcmd__index,update)
                 cmd="ta__subcmd__help__subcmd__index__subcmd__update"
                 ;;
+            ta__subcmd__help__subcmd__lexicon,bulk-delete)
+                cmd="ta__subcmd__help__subcmd__lexicon__subcmd__bulk__subcmd__delete"
+                ;;
+            ta__subcmd__help__subcmd__lexicon,create)
+                cmd="ta__subcmd__help__subcmd__lexicon__subcmd__create"
+                ;;
+            ta__subcmd__help__subcmd__lexicon,delete)
+                cmd="ta__subcmd__help__subcmd__lexicon__subcmd__delete"
+                ;;
+            ta__subcmd__help__subcmd__lexicon,list)
+                cmd="ta__subcmd__help__subcmd__lexicon__subcmd__list"
+                ;;
+            ta__subcmd__help__subcmd__lexicon,show)
+                cmd="ta__subcmd__help__subcmd__lexicon__subcmd__show"
+                ;;
+            ta__subcmd__help__subcmd__lexicon,update)
+                cmd="ta__subcmd__help__subcmd__lexicon__subcmd__update"
+                ;;
             ta__subcmd__help__subcmd__mlp,bench)
                 cmd="ta__subcmd__help__subcmd__mlp__subcmd__bench"
                 ;;
@@ -423,6 +453,21 @@ _ta() {
                 ;;
             ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group,update)
                 cmd="ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__update"
+                ;;
+            ta__subcmd__help__subcmd__saved__subcmd__search,bulk-delete)
+                cmd="ta__subcmd__help__subcmd__saved__subcmd__search__subcmd__bulk__subcmd__delete"
+                ;;
+            ta__subcmd__help__subcmd__saved__subcmd__search,create)
+                cmd="ta__subcmd__help__subcmd__saved__subcmd__search__subcmd__create"
+                ;;
+            ta__subcmd__help__subcmd__saved__subcmd__search,delete)
+                cmd="ta__subcmd__help__subcmd__saved__subcmd__search__subcmd__delete"
+                ;;
+            ta__subcmd__help__subcmd__saved__subcmd__search,list)
+                cmd="ta__subcmd__help__subcmd__saved__subcmd__search__subcmd__list"
+                ;;
+            ta__subcmd__help__subcmd__saved__subcmd__search,show)
+                cmd="ta__subcmd__help__subcmd__saved__subcmd__search__subcmd__show"
                 ;;
             ta__subcmd__help__subcmd__tagger,bulk-delete)
                 cmd="ta__subcmd__help__subcmd__tagger__subcmd__bulk__subcmd__delete"
@@ -504,6 +549,48 @@ _ta() {
                 ;;
             ta__subcmd__index__subcmd__help,update)
                 cmd="ta__subcmd__index__subcmd__help__subcmd__update"
+                ;;
+            ta__subcmd__lexicon,bulk-delete)
+                cmd="ta__subcmd__lexicon__subcmd__bulk__subcmd__delete"
+                ;;
+            ta__subcmd__lexicon,create)
+                cmd="ta__subcmd__lexicon__subcmd__create"
+                ;;
+            ta__subcmd__lexicon,delete)
+                cmd="ta__subcmd__lexicon__subcmd__delete"
+                ;;
+            ta__subcmd__lexicon,help)
+                cmd="ta__subcmd__lexicon__subcmd__help"
+                ;;
+            ta__subcmd__lexicon,list)
+                cmd="ta__subcmd__lexicon__subcmd__list"
+                ;;
+            ta__subcmd__lexicon,show)
+                cmd="ta__subcmd__lexicon__subcmd__show"
+                ;;
+            ta__subcmd__lexicon,update)
+                cmd="ta__subcmd__lexicon__subcmd__update"
+                ;;
+            ta__subcmd__lexicon__subcmd__help,bulk-delete)
+                cmd="ta__subcmd__lexicon__subcmd__help__subcmd__bulk__subcmd__delete"
+                ;;
+            ta__subcmd__lexicon__subcmd__help,create)
+                cmd="ta__subcmd__lexicon__subcmd__help__subcmd__create"
+                ;;
+            ta__subcmd__lexicon__subcmd__help,delete)
+                cmd="ta__subcmd__lexicon__subcmd__help__subcmd__delete"
+                ;;
+            ta__subcmd__lexicon__subcmd__help,help)
+                cmd="ta__subcmd__lexicon__subcmd__help__subcmd__help"
+                ;;
+            ta__subcmd__lexicon__subcmd__help,list)
+                cmd="ta__subcmd__lexicon__subcmd__help__subcmd__list"
+                ;;
+            ta__subcmd__lexicon__subcmd__help,show)
+                cmd="ta__subcmd__lexicon__subcmd__help__subcmd__show"
+                ;;
+            ta__subcmd__lexicon__subcmd__help,update)
+                cmd="ta__subcmd__lexicon__subcmd__help__subcmd__update"
                 ;;
             ta__subcmd__mlp,bench)
                 cmd="ta__subcmd__mlp__subcmd__bench"
@@ -685,6 +772,42 @@ _ta() {
             ta__subcmd__regex__subcmd__tagger__subcmd__help,update)
                 cmd="ta__subcmd__regex__subcmd__tagger__subcmd__help__subcmd__update"
                 ;;
+            ta__subcmd__saved__subcmd__search,bulk-delete)
+                cmd="ta__subcmd__saved__subcmd__search__subcmd__bulk__subcmd__delete"
+                ;;
+            ta__subcmd__saved__subcmd__search,create)
+                cmd="ta__subcmd__saved__subcmd__search__subcmd__create"
+                ;;
+            ta__subcmd__saved__subcmd__search,delete)
+                cmd="ta__subcmd__saved__subcmd__search__subcmd__delete"
+                ;;
+            ta__subcmd__saved__subcmd__search,help)
+                cmd="ta__subcmd__saved__subcmd__search__subcmd__help"
+                ;;
+            ta__subcmd__saved__subcmd__search,list)
+                cmd="ta__subcmd__saved__subcmd__search__subcmd__list"
+                ;;
+            ta__subcmd__saved__subcmd__search,show)
+                cmd="ta__subcmd__saved__subcmd__search__subcmd__show"
+                ;;
+            ta__subcmd__saved__subcmd__search__subcmd__help,bulk-delete)
+                cmd="ta__subcmd__saved__subcmd__search__subcmd__help__subcmd__bulk__subcmd__delete"
+                ;;
+            ta__subcmd__saved__subcmd__search__subcmd__help,create)
+                cmd="ta__subcmd__saved__subcmd__search__subcmd__help__subcmd__create"
+                ;;
+            ta__subcmd__saved__subcmd__search__subcmd__help,delete)
+                cmd="ta__subcmd__saved__subcmd__search__subcmd__help__subcmd__delete"
+                ;;
+            ta__subcmd__saved__subcmd__search__subcmd__help,help)
+                cmd="ta__subcmd__saved__subcmd__search__subcmd__help__subcmd__help"
+                ;;
+            ta__subcmd__saved__subcmd__search__subcmd__help,list)
+                cmd="ta__subcmd__saved__subcmd__search__subcmd__help__subcmd__list"
+                ;;
+            ta__subcmd__saved__subcmd__search__subcmd__help,show)
+                cmd="ta__subcmd__saved__subcmd__search__subcmd__help__subcmd__show"
+                ;;
             ta__subcmd__tagger,bulk-delete)
                 cmd="ta__subcmd__tagger__subcmd__bulk__subcmd__delete"
                 ;;
@@ -812,7 +935,7 @@ _ta() {
 
     case "${cmd}" in
         ta)
-            opts="-h -V --data-dir --search-url --server --token --as --json --help --version init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions man help"
+            opts="-h -V --data-dir --search-url --server --token --as --json --help --version init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding lexicon saved-search anonymizer mlp import search doc index task api completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2218,7 +2341,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help)
-            opts="init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding anonymizer mlp import search doc index task api completions man help"
+            opts="init serve health register login logout user project regex-tagger regex-tagger-group tagger embedding lexicon saved-search anonymizer mlp import search doc index task api completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2668,6 +2791,104 @@ _ta() {
         ta__subcmd__help__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__lexicon)
+            opts="list show delete bulk-delete create update"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__lexicon__subcmd__bulk__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__lexicon__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__lexicon__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__lexicon__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__lexicon__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__lexicon__subcmd__update)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -3144,6 +3365,90 @@ _ta() {
         ta__subcmd__help__subcmd__register)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__saved__subcmd__search)
+            opts="list show delete bulk-delete create"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__saved__subcmd__search__subcmd__bulk__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__saved__subcmd__search__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__saved__subcmd__search__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__saved__subcmd__search__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__saved__subcmd__search__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -3778,6 +4083,400 @@ _ta() {
                 return 0
             fi
             case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lexicon)
+            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete create update help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lexicon__subcmd__bulk__subcmd__delete)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lexicon__subcmd__create)
+            opts="-h --project --description --phrase --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --description)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --phrase)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lexicon__subcmd__delete)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lexicon__subcmd__help)
+            opts="list show delete bulk-delete create update help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lexicon__subcmd__help__subcmd__bulk__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lexicon__subcmd__help__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lexicon__subcmd__help__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lexicon__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lexicon__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lexicon__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lexicon__subcmd__help__subcmd__update)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lexicon__subcmd__list)
+            opts="-h --project --ordering --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ordering)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lexicon__subcmd__show)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lexicon__subcmd__update)
+            opts="-h --project --phrase --discard --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --phrase)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --discard)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --data-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -5739,6 +6438,336 @@ _ta() {
                     return 0
                     ;;
                 --password)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__saved__subcmd__search)
+            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete create help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__saved__subcmd__search__subcmd__bulk__subcmd__delete)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__saved__subcmd__search__subcmd__create)
+            opts="-h --project --description --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --description)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__saved__subcmd__search__subcmd__delete)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__saved__subcmd__search__subcmd__help)
+            opts="list show delete bulk-delete create help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__saved__subcmd__search__subcmd__help__subcmd__bulk__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__saved__subcmd__search__subcmd__help__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__saved__subcmd__search__subcmd__help__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__saved__subcmd__search__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__saved__subcmd__search__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__saved__subcmd__search__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__saved__subcmd__search__subcmd__list)
+            opts="-h --project --ordering --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ordering)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__saved__subcmd__search__subcmd__show)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -531,7 +531,12 @@ fn local_and_remote_parity() {
 #[test]
 fn completions_match_checked_in_files() {
     let d = tmp();
-    for (args, file) in [(&["completions", "bash"][..], "ta.bash"), (&["completions", "zsh"], "_ta"), (&["completions", "fish"], "ta.fish"), (&["man"], "ta.1")] {
+    for (args, file) in [
+        (&["completions", "bash"][..], "ta.bash"),
+        (&["completions", "zsh"], "_ta"),
+        (&["completions", "fish"], "ta.fish"),
+        (&["man"], "ta.1"),
+    ] {
         let shell = args.join(" ");
         let out = ta(d.path(), args);
         assert_eq!(out.code, 0, "{out:?}");

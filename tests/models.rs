@@ -97,7 +97,7 @@ fn tagger_trains_in_background_and_tags() {
     assert_eq!(
         shown,
         json!({"id": id, "url": format!("{}/projects/{pk}/taggers/{id}/", s.base), "author_username": "admin",
-               "description": "crime", "query": "{\"query\":{\"match\":{\"label\":\"crime\"}}}", "fields": ["text"],
+               "description": "crime", "query": "{\"query\": {\"match\": {\"label\": \"crime\"}}}", "fields": ["text"],
                "embedding": null, "vectorizer": "Count Vectorizer", "classifier": "Logistic Regression", "stop_words": "",
                "maximum_sample_size": 10000, "score_threshold": 0.0, "negative_multiplier": 1,
                "precision": "<set>", "recall": "<set>", "f1_score": "<set>", "num_features": "<set>",
@@ -342,7 +342,7 @@ fn embedding_trains_and_serves_similar_words_and_phrases() {
     assert_eq!(
         shown,
         json!({"id": id, "url": format!("{}{url}{id}/", s.base), "author_username": "admin", "description": "news",
-               "indices": [], "fields": ["text"], "query": "{\"query\":{\"match_all\":{}}}", "num_dimensions": 20,
+               "indices": [], "fields": ["text"], "query": "{\"query\": {\"match_all\": {}}}", "num_dimensions": 20,
                "max_documents": 0, "min_freq": 1, "vocab_size": "<set>", "task": shown["task"].clone()})
     );
     let similar = s
@@ -396,4 +396,37 @@ fn embedding_trains_and_serves_similar_words_and_phrases() {
     );
     s.post(&format!("{url}{id}/phrase_text/"), Some(&t), &json!({"text": "x"}))
         .expect(404, json!({"detail": "Not found."}));
+}
+
+/// Lexicons and saved searches (gui.md §11): whole bodies over HTTP, and the CLI.
+#[test]
+fn lexicons_and_saved_searches() {
+    let (s, t, pk) = setup();
+    let lex = format!("/projects/{pk}/lexicons/");
+    let created = s
+        .post(&lex, Some(&t), &json!({"description": "kuriteod", "phrases": ["varas"]}))
+        .ok(201);
+    let id = created["id"].as_i64().unwrap();
+    let expected = |phrases: Value, discarded: Value| {
+        json!({"id": id, "url": format!("{}{lex}{id}/", s.base), "author_username": "admin", "description": "kuriteod",
+               "phrases": phrases, "discarded_phrases": discarded})
+    };
+    assert_eq!(created, expected(json!(["varas"]), json!([])));
+    s.patch(&format!("{lex}{id}/"), Some(&t), &json!({"discarded_phrases": ["vihm"]}))
+        .expect(200, expected(json!(["varas"]), json!(["vihm"])));
+    s.post(&lex, Some(&t), &json!({"phrases": []}))
+        .expect(400, json!({"description": ["This field is required."]}));
+    let searches = format!("/projects/{pk}/searches/");
+    let saved = s
+        .post(&searches, Some(&t), &json!({"description": "varas otsing", "query": {"query": {"match": {"text": "varas"}}}, "query_constraints": {"text": "varas"}}))
+        .ok(201);
+    let sid = saved["id"].as_i64().unwrap();
+    assert_eq!(
+        saved,
+        json!({"id": sid, "url": format!("{}{searches}{sid}/", s.base), "author_username": "admin", "description": "varas otsing",
+               "query": "{\"query\": {\"match\": {\"text\": \"varas\"}}}", "query_constraints": "{\"text\": \"varas\"}"})
+    );
+    s.post(&format!("{searches}bulk_delete/"), Some(&t), &json!({"ids": [sid]}))
+        .expect(200, json!({"num_deleted": 1, "deleted_types": {"core.Search": 1}}));
+    s.get(&searches, Some(&t)).expect(200, json!({"count": 0, "results": []}));
 }

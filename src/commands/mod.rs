@@ -7,6 +7,7 @@ mod batch;
 mod client;
 mod embeddings;
 mod indices;
+mod lists;
 mod mlp;
 mod output;
 mod progress;
@@ -89,6 +90,12 @@ pub enum Command {
     /// Word embeddings: word2vec with phrases, similar words, phrase a text
     #[command(subcommand)]
     Embedding(embeddings::EmbeddingCmd),
+    /// Lexicons: word lists grown with an embedding's suggestions
+    #[command(subcommand)]
+    Lexicon(lists::LexiconCmd),
+    /// Saved searches: named Elasticsearch queries
+    #[command(subcommand, name = "saved-search")]
+    SavedSearch(lists::SavedSearchCmd),
     /// Anonymizers (replace person names with initials)
     #[command(subcommand)]
     Anonymizer(anonymizer::AnonymizerCmd),
@@ -248,6 +255,8 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
                 Command::RegexTaggerGroup(c) => regex::group(&t, c),
                 Command::Anonymizer(c) => anonymizer::run(&t, c),
                 Command::Tagger(c) => taggers::run(&t, c),
+                Command::Lexicon(c) => lists::lexicon(&t, c),
+                Command::SavedSearch(c) => lists::saved_search(&t, c),
                 Command::Embedding(c) => embeddings::run(&t, c),
                 Command::Mlp(a) => mlp::run(&t, a),
                 Command::Import(a) => indices::import(&t, a),

@@ -146,7 +146,7 @@ impl Engine {
             description: r.description.clone(),
             indices: self.index_objects(ctx, &s.indices)?,
             fields: s.fields.clone(),
-            query: s.query.to_string(),
+            query: super::pytext::json_dumps(&s.query),
             num_dimensions: s.num_dimensions,
             max_documents: s.max_documents,
             min_freq: s.min_freq,

@@ -51,3 +51,63 @@ mod tests {
         assert_eq!(repr_list(&["x".into(), "y".into()]), "['x', 'y']");
     }
 }
+
+/// Python's `json.dumps(value)` with its defaults: `", "` and `": "` separators and
+/// non-ASCII characters escaped (`\uXXXX`, surrogate pairs above the BMP); how the reference
+/// renders JSON kept as text (a model's `query`).
+pub fn json_dumps(value: &serde_json::Value) -> String {
+    struct Spaced;
+    impl serde_json::ser::Formatter for Spaced {
+        fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+            if first {
+                Ok(())
+            } else {
+                w.write_all(b", ")
+            }
+        }
+        fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+            if first {
+                Ok(())
+            } else {
+                w.write_all(b", ")
+            }
+        }
+        fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+            w.write_all(b": ")
+        }
+    }
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Spaced);
+    if serde::Serialize::serialize(value, &mut ser).is_err() {
+        return value.to_string();
+    }
+    let text = String::from_utf8(out).unwrap_or_default();
+    let mut ascii = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii() {
+            ascii.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                ascii.push_str(&format!("\\u{u:04x}"));
+            }
+        }
+    }
+    ascii
+}
+
+#[cfg(test)]
+mod json_dumps_tests {
+    use super::json_dumps;
+    use serde_json::json;
+
+    #[test]
+    fn matches_python_json_dumps() {
+        assert_eq!(json_dumps(&json!({"query": {"match_all": {}}})), r#"{"query": {"match_all": {}}}"#);
+        assert_eq!(
+            json_dumps(&json!({"a": [1, 2.5, "x"], "b": null})),
+            r#"{"a": [1, 2.5, "x"], "b": null}"#
+        );
+        assert_eq!(json_dumps(&json!({"t": "päev 🚓"})), r#"{"t": "p\u00e4ev \ud83d\ude93"}"#);
+    }
+}

@@ -44,6 +44,8 @@ pub enum Kind {
     Tagger,
     TaggerGroup,
     Embedding,
+    Lexicon,
+    Search,
 }
 
 impl Kind {
@@ -56,6 +58,8 @@ impl Kind {
             Kind::Tagger => "tagger",
             Kind::TaggerGroup => "tagger_group",
             Kind::Embedding => "embedding",
+            Kind::Lexicon => "lexicon",
+            Kind::Search => "search",
         }
     }
     pub fn route(self) -> &'static str {
@@ -67,6 +71,8 @@ impl Kind {
             Kind::Tagger => "taggers",
             Kind::TaggerGroup => "tagger_groups",
             Kind::Embedding => "embeddings",
+            Kind::Lexicon => "lexicons",
+            Kind::Search => "searches",
         }
     }
     pub fn model_label(self) -> &'static str {
@@ -78,6 +84,8 @@ impl Kind {
             Kind::Tagger => "tagger.Tagger",
             Kind::TaggerGroup => "tagger.TaggerGroup",
             Kind::Embedding => "embedding.Embedding",
+            Kind::Lexicon => "lexicon.Lexicon",
+            Kind::Search => "core.Search",
         }
     }
 }

@@ -249,7 +249,7 @@ impl Engine {
             url: resource_url(ctx, r.project_id, Kind::Tagger, r.id),
             author_username: r.author_username.clone(),
             description: r.description.clone(),
-            query: s.query.to_string(),
+            query: super::pytext::json_dumps(&s.query),
             fields: s.fields.clone(),
             embedding: s.embedding,
             vectorizer: s.vectorizer.clone(),

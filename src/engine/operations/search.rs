@@ -3,8 +3,10 @@ use super::regex::IndexName;
 use super::{crud, op, Operation};
 use crate::engine::dataset_imports::DatasetImports;
 use crate::engine::indices::IndexOut;
+use crate::engine::lexicons::Lexicons;
 use crate::engine::projects::{IndicesOut, ProjectIn, ProjectOut};
 use crate::engine::search::IndexFields;
+use crate::engine::searches::Searches;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -55,6 +57,8 @@ pub fn project_operations() -> Vec<Operation> {
 /// Dataset imports, documents, search and the index catalogue.
 pub fn operations() -> Vec<Operation> {
     let mut ops = crud::operations::<DatasetImports>();
+    ops.extend(crud::operations::<Searches>());
+    ops.extend(crud::operations::<Lexicons>());
     ops.extend([
         op!(Post "/projects/{project_pk}/elastic/documents/", "documents", "Insert documents into an index of the project", [DocumentsIn] => [Value],
             |e, c| e.insert_documents(c.ctx()?, c.pk()?, c.body)?),
