@@ -1,0 +1,89 @@
+"""Driver of scripts/bench/classifier/run.sh: splits the corpus (held out: line index % 5 == 0),
+trains and tags with ta (local mode, release build) and runs the sklearn peer on the same
+file, then prints one table. F1 macro is computed the same way for both (sklearn's f1_score)."""
+import argparse
+import json
+import os
+import resource
+import shutil
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from tabench import Ta, die, run  # noqa: E402
+
+CONFIGS = {
+    "hashing-lr": ("hashing", "lr", "classifier_hashing_lr.json"),
+    "tfidf-lr": ("tfidf", "lr", "classifier_tfidf_lr.json"),
+    "count-lr": ("count", "lr", None),
+    "hashing-svm": ("hashing", "svm", None),
+}
+
+
+def split(corpus, work):
+    train, test = os.path.join(work, "train.jsonl"), os.path.join(work, "test.jsonl")
+    with open(corpus) as f, open(train, "w") as tr, open(test, "w") as te:
+        for i, line in enumerate(f):
+            (te if i % 5 == 0 else tr).write(line)
+    return train, test
+
+
+def f1_macro(truth, predicted):
+    from sklearn.metrics import accuracy_score, f1_score
+    return f1_score(truth, predicted, average="macro"), accuracy_score(truth, predicted)
+
+
+def ta_row(ta, name, vectorizer, classifier, train, test):
+    start = time.perf_counter()
+    model = json.loads(ta.cli("tagger", "train", "--project", ta.project, "--description", f"spam-{name}", "--field", "text",
+                              "--label-field", "label", "--positive", "spam", "--vectorizer", vectorizer,
+                              "--classifier", classifier, "--file", train))
+    train_s = time.perf_counter() - start
+    docs = [json.loads(l) for l in open(test)]
+    texts = os.path.join(os.path.dirname(test), "texts.jsonl")
+    with open(texts, "w") as f:
+        f.writelines(json.dumps({"text": d["text"]}) + "\n" for d in docs)
+    with open(texts) as inp:
+        start = time.perf_counter()
+        out = ta.cli("tagger", "tag", model["id"], stdin=inp)
+        seconds = time.perf_counter() - start
+    predicted = ["spam" if json.loads(l).get("result") else "ham" for l in out.splitlines()]
+    f1, acc = f1_macro([d["label"] for d in docs], predicted)
+    return {"peer": "ta", "config": name, "f1_macro": f1, "accuracy": acc, "train_seconds": train_s,
+            "docs_per_s": len(docs) / seconds, "num_features": model["num_features"]}
+
+
+def peer_row(venv, peers, corpus, config_file):
+    cfg = os.path.join(peers, "configs", config_file)
+    out = run([os.path.join(venv, "bin", "python"), os.path.join(peers, "bench_classifier.py"), corpus, cfg, "--peer", "sklearn"])
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("ta"), p.add_argument("peers"), p.add_argument("venv"), p.add_argument("corpus"), p.add_argument("work")
+    p.add_argument("--configs", default="hashing-lr,tfidf-lr,count-lr,hashing-svm")
+    a = p.parse_args()
+    shutil.rmtree(a.work, ignore_errors=True)
+    os.makedirs(a.work)
+    train, test = split(a.corpus, a.work)
+    ta = Ta(a.ta, a.work)
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"{'config':12} {'ta F1':>7} {'peer F1':>8} {'ta train s':>11} {'peer train s':>13} {'train x':>8} {'ta docs/s':>10} {'peer docs/s':>12} {'predict x':>10}")
+    for name in a.configs.split(","):
+        if name not in CONFIGS:
+            die(f"unknown config {name}; one of {', '.join(CONFIGS)}")
+        vectorizer, classifier, peer_config = CONFIGS[name]
+        mine = ta_row(ta, name, vectorizer, classifier, train, test)
+        peer = peer_row(a.venv, a.peers, a.corpus, peer_config) if peer_config else None
+        if peer:
+            print(f"{name:12} {mine['f1_macro']:7.4f} {peer['f1_macro']:8.4f} {mine['train_seconds']:11.2f} {peer['train_seconds']:13.2f} "
+                  f"{peer['train_seconds'] / mine['train_seconds']:8.1f} {mine['docs_per_s']:10.0f} {peer['docs_per_s']:12.0f} "
+                  f"{mine['docs_per_s'] / peer['docs_per_s']:10.1f}")
+        else:
+            print(f"{name:12} {mine['f1_macro']:7.4f} {'-':>8} {mine['train_seconds']:11.2f} {'-':>13} {'-':>8} {mine['docs_per_s']:10.0f} {'-':>12} {'-':>10}")
+    print(f"peak RSS of this driver and its children: {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
