@@ -178,8 +178,14 @@ _ta() {
             ta__subcmd__embedding,delete)
                 cmd="ta__subcmd__embedding__subcmd__delete"
                 ;;
+            ta__subcmd__embedding,export)
+                cmd="ta__subcmd__embedding__subcmd__export"
+                ;;
             ta__subcmd__embedding,help)
                 cmd="ta__subcmd__embedding__subcmd__help"
+                ;;
+            ta__subcmd__embedding,import)
+                cmd="ta__subcmd__embedding__subcmd__import"
                 ;;
             ta__subcmd__embedding,list)
                 cmd="ta__subcmd__embedding__subcmd__list"
@@ -202,8 +208,14 @@ _ta() {
             ta__subcmd__embedding__subcmd__help,delete)
                 cmd="ta__subcmd__embedding__subcmd__help__subcmd__delete"
                 ;;
+            ta__subcmd__embedding__subcmd__help,export)
+                cmd="ta__subcmd__embedding__subcmd__help__subcmd__export"
+                ;;
             ta__subcmd__embedding__subcmd__help,help)
                 cmd="ta__subcmd__embedding__subcmd__help__subcmd__help"
+                ;;
+            ta__subcmd__embedding__subcmd__help,import)
+                cmd="ta__subcmd__embedding__subcmd__help__subcmd__import"
                 ;;
             ta__subcmd__embedding__subcmd__help,list)
                 cmd="ta__subcmd__embedding__subcmd__help__subcmd__list"
@@ -333,6 +345,12 @@ _ta() {
                 ;;
             ta__subcmd__help__subcmd__embedding,delete)
                 cmd="ta__subcmd__help__subcmd__embedding__subcmd__delete"
+                ;;
+            ta__subcmd__help__subcmd__embedding,export)
+                cmd="ta__subcmd__help__subcmd__embedding__subcmd__export"
+                ;;
+            ta__subcmd__help__subcmd__embedding,import)
+                cmd="ta__subcmd__help__subcmd__embedding__subcmd__import"
                 ;;
             ta__subcmd__help__subcmd__embedding,list)
                 cmd="ta__subcmd__help__subcmd__embedding__subcmd__list"
@@ -478,8 +496,14 @@ _ta() {
             ta__subcmd__help__subcmd__tagger,delete)
                 cmd="ta__subcmd__help__subcmd__tagger__subcmd__delete"
                 ;;
+            ta__subcmd__help__subcmd__tagger,export)
+                cmd="ta__subcmd__help__subcmd__tagger__subcmd__export"
+                ;;
             ta__subcmd__help__subcmd__tagger,features)
                 cmd="ta__subcmd__help__subcmd__tagger__subcmd__features"
+                ;;
+            ta__subcmd__help__subcmd__tagger,import)
+                cmd="ta__subcmd__help__subcmd__tagger__subcmd__import"
                 ;;
             ta__subcmd__help__subcmd__tagger,list)
                 cmd="ta__subcmd__help__subcmd__tagger__subcmd__list"
@@ -817,11 +841,17 @@ _ta() {
             ta__subcmd__tagger,delete)
                 cmd="ta__subcmd__tagger__subcmd__delete"
                 ;;
+            ta__subcmd__tagger,export)
+                cmd="ta__subcmd__tagger__subcmd__export"
+                ;;
             ta__subcmd__tagger,features)
                 cmd="ta__subcmd__tagger__subcmd__features"
                 ;;
             ta__subcmd__tagger,help)
                 cmd="ta__subcmd__tagger__subcmd__help"
+                ;;
+            ta__subcmd__tagger,import)
+                cmd="ta__subcmd__tagger__subcmd__import"
                 ;;
             ta__subcmd__tagger,list)
                 cmd="ta__subcmd__tagger__subcmd__list"
@@ -853,11 +883,17 @@ _ta() {
             ta__subcmd__tagger__subcmd__help,delete)
                 cmd="ta__subcmd__tagger__subcmd__help__subcmd__delete"
                 ;;
+            ta__subcmd__tagger__subcmd__help,export)
+                cmd="ta__subcmd__tagger__subcmd__help__subcmd__export"
+                ;;
             ta__subcmd__tagger__subcmd__help,features)
                 cmd="ta__subcmd__tagger__subcmd__help__subcmd__features"
                 ;;
             ta__subcmd__tagger__subcmd__help,help)
                 cmd="ta__subcmd__tagger__subcmd__help__subcmd__help"
+                ;;
+            ta__subcmd__tagger__subcmd__help,import)
+                cmd="ta__subcmd__tagger__subcmd__help__subcmd__import"
                 ;;
             ta__subcmd__tagger__subcmd__help,list)
                 cmd="ta__subcmd__tagger__subcmd__help__subcmd__list"
@@ -1837,7 +1873,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__embedding)
-            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete create similar phrase help"
+            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete export import create similar phrase help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2012,8 +2048,54 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__embedding__subcmd__export)
+            opts="-o -h --project --output --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__embedding__subcmd__help)
-            opts="list show delete bulk-delete create similar phrase help"
+            opts="list show delete bulk-delete export import create similar phrase help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2068,7 +2150,35 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__embedding__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__embedding__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__embedding__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2131,6 +2241,44 @@ _ta() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__embedding__subcmd__import)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2565,7 +2713,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__embedding)
-            opts="list show delete bulk-delete create similar phrase"
+            opts="list show delete bulk-delete export import create similar phrase"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2607,6 +2755,34 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__embedding__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__embedding__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__embedding__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3489,7 +3665,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__tagger)
-            opts="list show delete bulk-delete create train tag-text tag features stop-words retrain"
+            opts="list show delete bulk-delete export import create train tag-text tag features stop-words retrain"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3544,7 +3720,35 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__help__subcmd__tagger__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__help__subcmd__tagger__subcmd__features)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__tagger__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -6887,7 +7091,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__tagger)
-            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete create train tag-text tag features stop-words retrain help"
+            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete export import create train tag-text tag features stop-words retrain help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -7066,6 +7270,52 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__tagger__subcmd__export)
+            opts="-o -h --project --output --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__tagger__subcmd__features)
             opts="-h --project --size --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -7109,7 +7359,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__tagger__subcmd__help)
-            opts="list show delete bulk-delete create train tag-text tag features stop-words retrain help"
+            opts="list show delete bulk-delete export import create train tag-text tag features stop-words retrain help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -7164,6 +7414,20 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__tagger__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__tagger__subcmd__help__subcmd__features)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -7179,6 +7443,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__tagger__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -7283,6 +7561,44 @@ _ta() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__import)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

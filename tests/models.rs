@@ -204,6 +204,57 @@ fn tagger_trains_in_background_and_tags() {
 
     let png = s.get(&format!("/projects/{pk}/taggers/{id}/plot/"), Some(&t));
     assert_eq!((png.status, png.header("content-type")), (200, "image/png".to_string()));
+    // Export, then import into another project: the copy tags identically.
+    let export = s.get(&format!("/projects/{pk}/taggers/{id}/export_model/"), Some(&t));
+    assert_eq!((export.status, export.header("content-type")), (200, "application/zip".to_string()));
+    let other = s.create_project(&t, "other", &[])["id"].as_i64().unwrap();
+    let form = reqwest::blocking::multipart::Form::new().part(
+        "file",
+        reqwest::blocking::multipart::Part::bytes(export.bytes.clone()).file_name("tagger.zip"),
+    );
+    let imported = common::Resp::from(
+        s.request("POST", &format!("/projects/{other}/taggers/import_model/"))
+            .header("Authorization", format!("Token {t}"))
+            .multipart(form)
+            .send()
+            .unwrap(),
+    )
+    .ok(201);
+    assert_eq!(
+        (imported["description"].clone(), imported["task"]["status"].clone()),
+        (json!("crime"), json!("completed")),
+        "{imported}"
+    );
+    let copy = imported["id"].as_i64().unwrap();
+    for text in ["politsei otsib varast", "homme sajab vihma"] {
+        let a = s
+            .post(&format!("/projects/{pk}/taggers/{id}/tag_text/"), Some(&t), &json!({"text": text}))
+            .ok(200);
+        let b = s
+            .post(
+                &format!("/projects/{other}/taggers/{copy}/tag_text/"),
+                Some(&t),
+                &json!({"text": text}),
+            )
+            .ok(200);
+        assert_eq!(
+            (a["result"].clone(), a["probability"].clone()),
+            (b["result"].clone(), b["probability"].clone())
+        );
+    }
+    let junk = reqwest::blocking::multipart::Form::new().part(
+        "file",
+        reqwest::blocking::multipart::Part::bytes(b"not a zip".to_vec()).file_name("x.zip"),
+    );
+    let refused = common::Resp::from(
+        s.request("POST", &format!("/projects/{other}/taggers/import_model/"))
+            .header("Authorization", format!("Token {t}"))
+            .multipart(junk)
+            .send()
+            .unwrap(),
+    );
+    assert_eq!(refused.status, 400, "{}", refused.text);
+    assert!(refused.text.contains("Not a ta model export"), "{}", refused.text);
     assert_eq!(s.delete(&format!("/projects/{pk}/taggers/{id}/"), Some(&t)).status, 204);
     s.post(&format!("/projects/{pk}/taggers/{id}/tag_text/"), Some(&t), &json!({"text": "x"}))
         .expect(404, json!({"detail": "Not found."}));
@@ -300,6 +351,14 @@ fn cli_trains_from_a_file_and_tags_locally_and_remotely_alike() {
     let remote = |args: &[&str]| ta(&data, &[&remote_args[..], args].concat()).ok();
     assert_eq!(remote(&["tagger", "tag-text", "1", "politsei otsib varast"]), local);
     // Local links are built from TA_BASE_URL's default; the server's from its address.
+    let exported = dir.path().join("crime.zip");
+    ta(&data, &["tagger", "export", "1", "-o", exported.to_str().unwrap()]).ok();
+    let copy = remote(&["tagger", "import", exported.to_str().unwrap(), "--project", "1"]);
+    let copy_id = copy["id"].to_string();
+    assert_eq!(
+        remote(&["tagger", "tag-text", copy_id.as_str(), "politsei otsib varast"])["probability"],
+        local["probability"]
+    );
     let shown = ta(&data, &["tagger", "show", "1"]).ok();
     assert_eq!(
         remote(&["tagger", "show", "1"]),

@@ -62,6 +62,18 @@ impl Client {
         self.finish(resp)
     }
 
+    /// GET a file (an exported model); errors come back as for `send`.
+    pub fn download(&self, path: &str) -> Result<Vec<u8>> {
+        let resp = self
+            .authorized(self.http.get(format!("{}{path}", self.base)))
+            .send()
+            .map_err(|e| Error::Internal(format!("cannot reach {}: {e}", self.base)))?;
+        if resp.status().as_u16() >= 400 {
+            return self.finish(resp).map(|_| Vec::new());
+        }
+        Ok(resp.bytes().map_err(Error::internal)?.to_vec())
+    }
+
     /// JSON accept header and the token, if any.
     fn authorized(&self, req: reqwest::blocking::RequestBuilder) -> reqwest::blocking::RequestBuilder {
         let req = req.header("Accept", "application/json");

@@ -1,6 +1,6 @@
 //! `ta embedding ...`: train word embeddings from index fields, find similar words and
 //! phrases, phrase a text.
-use super::resources::{self, project_for, ProjectFlag, StandardCmd};
+use super::resources::{self, project_for, ProjectFlag, StandardCmd, TransferCmd};
 use super::{progress, Target};
 use crate::engine::error::{Error, Result};
 use crate::engine::resources::Kind;
@@ -11,6 +11,8 @@ use serde_json::{json, Value};
 pub enum EmbeddingCmd {
     #[command(flatten)]
     Standard(StandardCmd),
+    #[command(flatten)]
+    Transfer(TransferCmd),
     /// Create an embedding and train it (phraser + word2vec CBOW) on index documents
     Create {
         /// Project id
@@ -68,6 +70,7 @@ pub enum EmbeddingCmd {
 pub fn run(t: &Target, c: &EmbeddingCmd) -> Result<Option<Value>> {
     let out = match c {
         EmbeddingCmd::Standard(c) => return resources::run(t, Kind::Embedding, c),
+        EmbeddingCmd::Transfer(c) => return resources::transfer(t, Kind::Embedding, c),
         EmbeddingCmd::Create {
             project,
             description,

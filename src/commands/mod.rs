@@ -205,6 +205,20 @@ impl Target {
             Target::Remote(c) => c.send(method, path, body),
         }
     }
+
+    /// A file an operation answers (an exported model), both ways.
+    pub fn download(&self, path: &str) -> Result<Vec<u8>> {
+        match self {
+            Target::Local { engine, ctx } => {
+                let (op, _) = operations::find(operations::Method::Get, path).ok_or_else(Error::not_found)?;
+                match operations::run_local(engine, Some(ctx), op, path, &BTreeMap::new(), &Value::Null)? {
+                    Reply::File { bytes, .. } => Ok(bytes),
+                    _ => Err(Error::Internal(format!("{path} answers no file"))),
+                }
+            }
+            Target::Remote(c) => c.download(path),
+        }
+    }
 }
 
 /// Run the parsed command; returns the process exit code.

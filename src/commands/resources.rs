@@ -3,10 +3,12 @@
 //! flattens them in. Also finds the project that holds a resource when `--project` is not
 //! given.
 use super::Target;
+use crate::engine::dataset_imports::Upload;
 use crate::engine::error::{Error, Result};
 use crate::engine::resources::Kind;
 use clap::{Args, Subcommand};
 use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
 
 /// Which project: given, or the one holding the resource.
 #[derive(Args, Debug)]
@@ -50,6 +52,37 @@ pub enum StandardCmd {
         #[arg(required = true)]
         ids: Vec<i64>,
     },
+}
+
+/// `export` and `import` of a trained model kind.
+#[derive(Subcommand, Debug)]
+pub enum TransferCmd {
+    /// Save the model (settings and trained files) to one file
+    Export {
+        /// Model id
+        id: i64,
+        #[command(flatten)]
+        p: ProjectFlag,
+        /// File to write
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Create a model from a file written by `export`
+    Import {
+        /// The export file
+        file: PathBuf,
+        /// Project to create it in
+        #[arg(long)]
+        project: i64,
+    },
+}
+
+/// Runs `export` or `import` for `kind`.
+pub fn transfer(t: &Target, kind: Kind, c: &TransferCmd) -> Result<Option<Value>> {
+    match c {
+        TransferCmd::Export { id, p, output } => export(t, kind, *id, p, output),
+        TransferCmd::Import { file, project } => import(t, kind, *project, file),
+    }
 }
 
 /// Runs a standard subcommand for `kind`.
@@ -96,4 +129,37 @@ pub fn project_for(t: &Target, p: &ProjectFlag, kind: Kind, id: i64) -> Result<i
                 .ok_or_else(Error::not_found)
         }
     }
+}
+
+/// Saves the export file of model `id` of `kind` to `out`.
+pub fn export(t: &Target, kind: Kind, id: i64, p: &ProjectFlag, out: &Path) -> Result<Option<Value>> {
+    let pk = project_for(t, p, kind, id)?;
+    let bytes = t.download(&format!("/projects/{pk}/{}/{id}/export_model/", kind.route()))?;
+    std::fs::write(out, &bytes).map_err(|e| Error::BadRequest(format!("cannot write {}: {e}", out.display())))?;
+    Ok(Some(json!({"file": out, "bytes": bytes.len()})))
+}
+
+/// Creates a model of `kind` in `project` from an export file.
+pub fn import(t: &Target, kind: Kind, project: i64, file: &Path) -> Result<Option<Value>> {
+    let path = format!("/projects/{project}/{}/import_model/", kind.route());
+    let out = match t {
+        Target::Local { .. } => {
+            let full = file
+                .canonicalize()
+                .map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", file.display())))?;
+            let upload = Upload {
+                path: full,
+                file_name: file.display().to_string(),
+                owned: false,
+            };
+            t.request("POST", &path, Some(&json!({"file": upload.to_value()})))?
+        }
+        Target::Remote(c) => {
+            let form = reqwest::blocking::multipart::Form::new()
+                .file("file", file)
+                .map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", file.display())))?;
+            c.send_multipart(&path, form)?
+        }
+    };
+    Ok(Some(out))
 }

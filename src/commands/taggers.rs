@@ -1,7 +1,7 @@
 //! `ta tagger ...`: train text classifiers from index documents or from a labelled JSONL
 //! file, tag one text or a JSONL stream, inspect features and stop words, retrain.
 use super::regex::BatchArgs;
-use super::resources::{self, project_for, ProjectFlag, StandardCmd};
+use super::resources::{self, project_for, ProjectFlag, StandardCmd, TransferCmd};
 use super::{batch, progress, Target};
 use crate::engine::dataset_imports::Upload;
 use crate::engine::error::{Error, Result};
@@ -85,6 +85,8 @@ impl ModelArgs {
 pub enum TaggerCmd {
     #[command(flatten)]
     Standard(StandardCmd),
+    #[command(flatten)]
+    Transfer(TransferCmd),
     /// Create a tagger and train it on index documents: those matching --query are the
     /// positives, a random sample of the others the negatives
     Create {
@@ -189,6 +191,7 @@ fn finish(t: &Target, pk: i64, created: Value) -> Result<Option<Value>> {
 pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
     let out = match c {
         TaggerCmd::Standard(c) => return resources::run(t, Kind::Tagger, c),
+        TaggerCmd::Transfer(c) => return resources::transfer(t, Kind::Tagger, c),
         TaggerCmd::Create {
             project,
             model,

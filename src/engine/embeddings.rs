@@ -350,3 +350,39 @@ impl ResourceKind for Embeddings {
         Ok(())
     }
 }
+
+impl Engine {
+    /// GET embeddings/{id}/export_model/: settings, vocabulary, vectors and phraser in one file.
+    pub fn export_embedding(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<Vec<u8>> {
+        self.check_project_access(ctx, pk)?;
+        let r = self.resource(Kind::Embedding, pk, id)?;
+        let model = std::fs::read(self.embedding_file(id)).map_err(|_| Error::BadRequest("Model does not exist".into()))?;
+        super::export::write("embedding", &r.description, &r.config, &[("model.bin", &model)])
+    }
+
+    /// POST embeddings/import_model/ (multipart `file`): a new embedding from an export.
+    pub fn import_embedding(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<EmbeddingOut> {
+        self.check_project_access(ctx, pk)?;
+        let archive = self.uploaded_export(body, "embedding")?;
+        let model = archive
+            .files
+            .get("model.bin")
+            .ok_or_else(|| Error::field("file", "The export holds no model."))?;
+        Embedding::from_bytes(model).map_err(|e| Error::field("file", e.to_string()))?;
+        let mut s: Stored =
+            serde_json::from_value(archive.config).map_err(|e| Error::field("file", format!("Unreadable embedding settings: {e}")))?;
+        s.indices.clear();
+        let id = self.insert_resource(
+            Kind::Embedding,
+            ctx,
+            pk,
+            &archive.description,
+            &serde_json::to_value(&s).map_err(Error::internal)?,
+        )?;
+        ModelFile::write(&self.embedding_file(id), model)?;
+        let task = self.create_task("import_embedding", Some(pk))?;
+        self.set_resource_task(Kind::Embedding, id, task)?;
+        self.run_task(task, Box::new(|_| Ok(())), Some(Box::new(|_| {})));
+        self.get_of::<Embeddings>(ctx, pk, id)
+    }
+}

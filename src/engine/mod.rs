@@ -11,6 +11,7 @@ pub mod dataset_imports;
 pub mod embedding;
 pub mod embeddings;
 pub mod error;
+pub mod export;
 pub mod health;
 pub mod indices;
 pub mod kinds;

@@ -848,3 +848,50 @@ fn parse_file_training(body: &Value, file_sent: bool) -> Result<FileTraining> {
         positive: positive.unwrap_or_default(),
     })
 }
+
+impl Engine {
+    /// GET taggers/{id}/export_model/: the tagger's settings, model and plot in one file.
+    pub fn export_tagger(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<Vec<u8>> {
+        self.check_project_access(ctx, pk)?;
+        let r = self.resource(Kind::Tagger, pk, id)?;
+        let model = std::fs::read(self.tagger_file(id, "model")).map_err(|_| Error::BadRequest("Model does not exist".into()))?;
+        let plot = std::fs::read(self.tagger_file(id, "png")).unwrap_or_default();
+        let mut files: Vec<(&str, &[u8])> = vec![("model.bin", &model)];
+        if !plot.is_empty() {
+            files.push(("plot.png", &plot));
+        }
+        super::export::write("tagger", &r.description, &r.config, &files)
+    }
+
+    /// POST taggers/import_model/ (multipart `file`): a new tagger from an export; the model
+    /// is checked before anything is stored, and tags exactly as the exported one.
+    pub fn import_tagger(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<TaggerOut> {
+        self.check_project_access(ctx, pk)?;
+        let archive = self.uploaded_export(body, "tagger")?;
+        let model = archive
+            .files
+            .get("model.bin")
+            .ok_or_else(|| Error::field("file", "The export holds no model."))?;
+        Model::from_bytes(model).map_err(|e| Error::field("file", e.to_string()))?;
+        let mut s: Stored =
+            serde_json::from_value(archive.config).map_err(|e| Error::field("file", format!("Unreadable tagger settings: {e}")))?;
+        // Links to this project's objects do not travel.
+        s.embedding = None;
+        s.indices.clear();
+        let id = self.insert_resource(
+            Kind::Tagger,
+            ctx,
+            pk,
+            &archive.description,
+            &serde_json::to_value(&s).map_err(Error::internal)?,
+        )?;
+        ModelFile::write(&self.tagger_file(id, "model"), model)?;
+        if let Some(plot) = archive.files.get("plot.png") {
+            ModelFile::write(&self.tagger_file(id, "png"), plot)?;
+        }
+        let task = self.create_task("import_tagger", Some(pk))?;
+        self.set_resource_task(Kind::Tagger, id, task)?;
+        self.run_task(task, Box::new(|_| Ok(())), Some(Box::new(|_| {})));
+        self.get_of::<Taggers>(ctx, pk, id)
+    }
+}

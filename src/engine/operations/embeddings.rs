@@ -1,8 +1,11 @@
 //! Operations of embeddings (`api.md` §5).
 use super::regex::TextIn;
-use super::{crud, op, Operation};
-use crate::engine::embeddings::{Embeddings, SimilarOut};
+use super::{crud, file_operation, op, Call, ImportIn, Operation, Reply};
+use crate::engine::embeddings::{EmbeddingOut, Embeddings, SimilarOut};
+use crate::engine::error::Result;
+use crate::engine::Engine;
 use serde::Deserialize;
+use std::sync::Arc;
 
 /// `{"positives", "negatives", "output_size"}` of predict_similar.
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -13,6 +16,15 @@ pub struct SimilarIn {
     pub output_size: Option<i64>,
 }
 
+fn export(e: &Arc<Engine>, c: &Call) -> Result<Reply> {
+    let (pk, id) = (c.pk()?, c.id("id")?);
+    Ok(Reply::File {
+        content_type: "application/zip",
+        name: format!("embedding-{id}.zip"),
+        bytes: e.export_embedding(c.ctx()?, pk, id)?,
+    })
+}
+
 pub fn operations() -> Vec<Operation> {
     let mut ops = crud::operations::<Embeddings>();
     ops.extend([
@@ -20,6 +32,12 @@ pub fn operations() -> Vec<Operation> {
             |e, c| e.predict_similar(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
         op!(Post "/projects/{project_pk}/embeddings/{id}/phrase_text/", "embeddings", "The text with the embedding's phrases joined", [TextIn] => [String],
             |e, c| e.phrase_text(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
+        file_operation("/projects/{project_pk}/embeddings/{id}/export_model/", "embeddings", "The embedding in one file (settings, vocabulary, vectors, phraser)", export),
+        Operation {
+            upload: true,
+            ..op!(Post "/projects/{project_pk}/embeddings/import_model/", "embeddings", "A new embedding from an export_model file", [ImportIn] => [EmbeddingOut] 201,
+                |e, c| e.import_embedding(c.ctx()?, c.pk()?, c.body)?)
+        },
     ]);
     ops
 }

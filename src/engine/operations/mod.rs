@@ -135,6 +135,35 @@ pub fn reply<T: Serialize>(out: T) -> Result<Reply> {
     Ok(Reply::Json(serde_json::to_value(out).map_err(Error::internal)?))
 }
 
+/// A GET operation that answers a file (`Reply::File`): no JSON schema to document.
+pub fn file_operation(
+    path: &'static str,
+    tag: &'static str,
+    summary: &'static str,
+    run: fn(&Arc<Engine>, &Call) -> Result<Reply>,
+) -> Operation {
+    Operation {
+        method: Method::Get,
+        path: Cow::Borrowed(path),
+        tag,
+        summary: Cow::Borrowed(summary),
+        access: Access::User,
+        request: None,
+        status: 200,
+        response: None,
+        upload: false,
+        run,
+    }
+}
+
+/// The multipart body of import_model.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+pub struct ImportIn {
+    /// A file from export_model.
+    #[schema(value_type = String, format = Binary)]
+    pub file: String,
+}
+
 /// One declared operation.
 pub struct Operation {
     pub method: Method,

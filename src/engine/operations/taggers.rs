@@ -1,13 +1,12 @@
 //! Operations of taggers (`api.md` §6 and Appendix A).
 use super::regex::{IndexName, TextIn};
-use super::{crud, op, Access, Call, Method, Operation, Reply};
+use super::{crud, file_operation, op, Call, ImportIn, Operation, Reply};
 use crate::engine::classifier::Feature;
 use crate::engine::error::Result;
 use crate::engine::taggers::{TagOut, TaggerOut, Taggers};
 use crate::engine::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::borrow::Cow;
 use std::sync::Arc;
 
 /// `{"text", "lemmatize"}` of tag_text.
@@ -89,6 +88,15 @@ fn plot(e: &Arc<Engine>, c: &Call) -> Result<Reply> {
     })
 }
 
+fn export(e: &Arc<Engine>, c: &Call) -> Result<Reply> {
+    let (pk, id) = (c.pk()?, c.id("id")?);
+    Ok(Reply::File {
+        content_type: "application/zip",
+        name: format!("tagger-{id}.zip"),
+        bytes: e.export_tagger(c.ctx()?, pk, id)?,
+    })
+}
+
 pub fn operations() -> Vec<Operation> {
     let mut ops = crud::operations::<Taggers>();
     ops.extend([
@@ -111,17 +119,12 @@ pub fn operations() -> Vec<Operation> {
             ..op!(Post "/projects/{project_pk}/taggers/train_file/", "taggers", "Train a tagger from a labelled JSONL file (ta extension; a task)", [TrainFileIn] => [TaggerOut] 201,
                 |e, c| e.train_tagger_file(c.ctx()?, c.pk()?, c.body, None)?)
         },
+        file_operation("/projects/{project_pk}/taggers/{id}/plot/", "taggers", "The training plot (PNG): ROC curve, confusion matrix, coefficients", plot),
+        file_operation("/projects/{project_pk}/taggers/{id}/export_model/", "taggers", "The tagger in one file (settings, model, plot) for import_model", export),
         Operation {
-            method: Method::Get,
-            path: Cow::Borrowed("/projects/{project_pk}/taggers/{id}/plot/"),
-            tag: "taggers",
-            summary: Cow::Borrowed("The training plot (PNG): ROC curve, confusion matrix, coefficients"),
-            access: Access::User,
-            request: None,
-            status: 200,
-            response: None,
-            upload: false,
-            run: plot,
+            upload: true,
+            ..op!(Post "/projects/{project_pk}/taggers/import_model/", "taggers", "A new tagger from an export_model file", [ImportIn] => [TaggerOut] 201,
+                |e, c| e.import_tagger(c.ctx()?, c.pk()?, c.body)?)
         },
         op!(Post "/projects/{project_pk}/taggers/multitag_text/", "taggers", "Run several taggers over one text", [MultitagIn] => [Vec<TagOut>],
             |e, c| e.tagger_multitag_text(c.ctx()?, c.pk()?, c.body)?),
