@@ -529,6 +529,9 @@ _ta() {
             ta__subcmd__help__subcmd__task,list)
                 cmd="ta__subcmd__help__subcmd__task__subcmd__list"
                 ;;
+            ta__subcmd__help__subcmd__task,retry)
+                cmd="ta__subcmd__help__subcmd__task__subcmd__retry"
+                ;;
             ta__subcmd__help__subcmd__task,show)
                 cmd="ta__subcmd__help__subcmd__task__subcmd__show"
                 ;;
@@ -922,6 +925,9 @@ _ta() {
             ta__subcmd__task,list)
                 cmd="ta__subcmd__task__subcmd__list"
                 ;;
+            ta__subcmd__task,retry)
+                cmd="ta__subcmd__task__subcmd__retry"
+                ;;
             ta__subcmd__task,show)
                 cmd="ta__subcmd__task__subcmd__show"
                 ;;
@@ -930,6 +936,9 @@ _ta() {
                 ;;
             ta__subcmd__task__subcmd__help,list)
                 cmd="ta__subcmd__task__subcmd__help__subcmd__list"
+                ;;
+            ta__subcmd__task__subcmd__help,retry)
+                cmd="ta__subcmd__task__subcmd__help__subcmd__retry"
                 ;;
             ta__subcmd__task__subcmd__help,show)
                 cmd="ta__subcmd__task__subcmd__help__subcmd__show"
@@ -3861,7 +3870,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__task)
-            opts="list show"
+            opts="list show retry"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3875,6 +3884,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__task__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__task__subcmd__retry)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -7913,7 +7936,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__task)
-            opts="-h --data-dir --search-url --server --token --as --json --help list show help"
+            opts="-h --data-dir --search-url --server --token --as --json --help list show retry help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -7947,7 +7970,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__task__subcmd__help)
-            opts="list show help"
+            opts="list show retry help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -7988,6 +8011,20 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__task__subcmd__help__subcmd__retry)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__task__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -8003,6 +8040,40 @@ _ta() {
             return 0
             ;;
         ta__subcmd__task__subcmd__list)
+            opts="-h --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__task__subcmd__retry)
             opts="-h --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

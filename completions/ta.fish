@@ -1149,16 +1149,17 @@ complete -c ta -n "__fish_ta_using_subcommand index; and __fish_seen_subcommand_
 complete -c ta -n "__fish_ta_using_subcommand index; and __fish_seen_subcommand_from help" -f -a "update" -d 'Open or close an index (a closed index leaves project listings)'
 complete -c ta -n "__fish_ta_using_subcommand index; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete an index and all its documents'
 complete -c ta -n "__fish_ta_using_subcommand index; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
-complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
-complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
-complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
-complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l as -d 'Local mode: act as this user [default: admin]' -r
-complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -l json -d 'Print JSON even on a terminal'
-complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -f -a "list" -d 'Tasks visible to you'
-complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -f -a "show" -d 'One task'
-complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show retry help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show retry help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show retry help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show retry help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show retry help" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show retry help" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show retry help" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show retry help" -f -a "list" -d 'Tasks visible to you'
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show retry help" -f -a "show" -d 'One task'
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show retry help" -f -a "retry" -d 'Run a failed task again from its stored parameters (prints the new task)'
+complete -c ta -n "__fish_ta_using_subcommand task; and not __fish_seen_subcommand_from list show retry help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from list" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from list" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
@@ -1173,8 +1174,16 @@ complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_f
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from show" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from show" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from retry" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from retry" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from retry" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from retry" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from retry" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from retry" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from retry" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "list" -d 'Tasks visible to you'
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "show" -d 'One task'
+complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "retry" -d 'Run a failed task again from its stored parameters (prints the new task)'
 complete -c ta -n "__fish_ta_using_subcommand task; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand api" -l data -d 'Request body as JSON' -r
 complete -c ta -n "__fish_ta_using_subcommand api" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
@@ -1304,3 +1313,4 @@ complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_f
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from index" -f -a "delete" -d 'Delete an index and all its documents'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from task" -f -a "list" -d 'Tasks visible to you'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from task" -f -a "show" -d 'One task'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from task" -f -a "retry" -d 'Run a failed task again from its stored parameters (prints the new task)'

@@ -297,10 +297,30 @@ fn tagger_validation_and_no_model() {
         .expect(400, json!({"detail": "Model does not exist"}));
     s.post(&format!("{url}{id}/tag_random_doc/"), Some(&t), &json!({}))
         .expect(400, json!({"error": "model does not exist (yet?)"}));
+    // A failed task runs again from its stored parameters: a new task of the same kind.
+    let task = failed["task"]["id"].as_i64().unwrap();
+    let retried = s.post(&format!("/tasks/{task}/retry/"), Some(&t), &json!({})).ok(200);
+    assert_eq!(
+        (retried["kind"].clone(), retried["project"].clone()),
+        (json!("train_tagger"), json!(pk)),
+        "{retried}"
+    );
+    assert_ne!(retried["id"], json!(task));
+    let again = settle(&s, &t, &format!("{url}{id}/"));
+    assert_eq!(
+        (again["task"]["id"].clone(), again["task"]["status"].clone()),
+        (retried["id"].clone(), json!("failed"))
+    );
     // Hashing has no feature names.
     let body = json!({"description": "h", "fields": ["text"], "query": {"query": {"match": {"label": "crime"}}}});
     let id = s.post(&url, Some(&t), &body).ok(201)["id"].as_i64().unwrap();
-    assert_eq!(settle(&s, &t, &format!("{url}{id}/"))["task"]["status"], "completed");
+    let done = settle(&s, &t, &format!("{url}{id}/"));
+    assert_eq!(done["task"]["status"], "completed");
+    let task = done["task"]["id"].as_i64().unwrap();
+    s.post(&format!("/tasks/{task}/retry/"), Some(&t), &json!({})).expect(
+        400,
+        json!({"detail": format!("Only a failed task can be retried; task {task} is completed.")}),
+    );
     s.get(&format!("{url}{id}/list_features/"), Some(&t)).expect(
         400,
         json!({"error": "Error loading feature names. Are you using HashingVectorizer? It does not support feature names!"}),

@@ -22,7 +22,11 @@ fn bar() -> indicatif::ProgressBar {
 }
 
 fn show(pb: &indicatif::ProgressBar, t: &TaskOut) {
-    pb.set_message(if t.step.is_empty() { t.status.clone() } else { t.step.clone() });
+    pb.set_message(if t.step.is_empty() {
+        t.status.as_str().to_string()
+    } else {
+        t.step.clone()
+    });
     pb.set_position((t.progress * 10.0).round() as u64);
 }
 
@@ -31,7 +35,7 @@ pub fn observer() -> Observer {
     let pb = bar();
     Box::new(move |t: &TaskOut| {
         show(&pb, t);
-        if matches!(t.status.as_str(), "completed" | "failed") {
+        if !t.status.is_active() {
             pb.finish_and_clear();
         }
     })

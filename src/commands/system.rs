@@ -24,6 +24,11 @@ pub enum TaskCmd {
         /// Task id
         id: i64,
     },
+    /// Run a failed task again from its stored parameters (prints the new task)
+    Retry {
+        /// Task id
+        id: i64,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -78,6 +83,7 @@ pub fn task(t: &Target, c: &TaskCmd) -> Result<Value> {
     match c {
         TaskCmd::List => t.request("GET", "/tasks/", None),
         TaskCmd::Show { id } => t.request("GET", &format!("/tasks/{id}/"), None),
+        TaskCmd::Retry { id } => t.request("POST", &format!("/tasks/{id}/retry/"), Some(&json!({}))),
     }
 }
 

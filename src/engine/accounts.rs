@@ -452,6 +452,11 @@ impl Engine {
     }
 
     /// GET /users/{id}/.
+    /// The user with this id, or 404.
+    pub fn user_by_id(&self, id: i64) -> Result<User> {
+        self.store.with(|c| user_by_id(c, id))?.ok_or_else(Error::not_found)
+    }
+
     pub fn get_user(&self, ctx: &Ctx, id: i64) -> Result<UserOut> {
         if !ctx.user.is_superuser && id != ctx.user.id {
             return Err(Error::not_found());

@@ -167,7 +167,7 @@ impl Engine {
             &description,
             &serde_json::to_value(&config).map_err(Error::internal)?,
         )?;
-        let task = self.create_task("dataset_import", Some(pk))?;
+        let task = self.create_task(&super::tasks::TaskKind::DatasetImport { import: id }, Some(pk))?;
         self.set_resource_task(Kind::DatasetImport, id, task)?;
         let engine = self.clone();
         let foreground = observer.is_some();
@@ -284,7 +284,7 @@ impl ResourceKind for DatasetImports {
     fn deleting(e: &Engine, r: &Resource) -> Result<()> {
         let s = stored(r);
         let completed = match r.task_id {
-            Some(t) => e.task(t)?.is_some_and(|t| t.status == "completed"),
+            Some(t) => e.task(t)?.is_some_and(|t| t.status == super::tasks::TaskStatus::Completed),
             None => false,
         };
         if !completed {

@@ -10,7 +10,7 @@ use super::kinds::ResourceKind;
 use super::models::ModelFile;
 use super::resources::{resource_url, Kind, Resource};
 use super::taggers::{field_texts, match_all, parse_query};
-use super::tasks::{Observer, TaskHandle, TaskOut};
+use super::tasks::{Observer, TaskHandle, TaskKind, TaskOut};
 use super::validate::{Form, List, Mode, Str};
 use super::{Ctx, Engine};
 use serde::{Deserialize, Serialize};
@@ -175,12 +175,30 @@ impl Engine {
             &description,
             &serde_json::to_value(&s).map_err(Error::internal)?,
         )?;
-        let task = self.create_task("train_embedding", Some(pk))?;
-        self.set_resource_task(Kind::Embedding, id, task)?;
+        let (_, start) = self.prepare_embedding_training(pk, id)?;
         let created = self.get_of::<Embeddings>(ctx, pk, id)?;
-        let engine = self.clone();
-        self.run_task(task, Box::new(move |h| engine.train_embedding(pk, id, h)), observer);
+        start(observer);
         Ok(created)
+    }
+
+    /// Starts (or restarts) training of a stored embedding; returns the task id.
+    pub fn start_embedding_training(self: &Arc<Self>, pk: i64, id: i64, observer: Option<Observer>) -> Result<i64> {
+        let (task, start) = self.prepare_embedding_training(pk, id)?;
+        start(observer);
+        Ok(task)
+    }
+
+    /// The task row of a training run and the closure that runs it (created first, so the
+    /// resource shows the `created` task before training begins).
+    fn prepare_embedding_training(self: &Arc<Self>, pk: i64, id: i64) -> Result<(i64, impl FnOnce(Option<Observer>))> {
+        let task = self.create_task(&TaskKind::TrainEmbedding { embedding: id }, Some(pk))?;
+        self.set_resource_task(Kind::Embedding, id, task)?;
+        let engine = self.clone();
+        let start = move |observer| {
+            let runner = engine.clone();
+            engine.run_task(task, Box::new(move |h| runner.train_embedding(pk, id, h)), observer)
+        };
+        Ok((task, start))
     }
 
     /// The training task: the corpus (documents matching the query, their fields' sentences),
@@ -380,7 +398,7 @@ impl Engine {
             &serde_json::to_value(&s).map_err(Error::internal)?,
         )?;
         ModelFile::write(&self.embedding_file(id), model)?;
-        let task = self.create_task("import_embedding", Some(pk))?;
+        let task = self.create_task(&TaskKind::ImportModel, Some(pk))?;
         self.set_resource_task(Kind::Embedding, id, task)?;
         self.run_task(task, Box::new(|_| Ok(())), Some(Box::new(|_| {})));
         self.get_of::<Embeddings>(ctx, pk, id)

@@ -562,7 +562,30 @@ impl Engine {
         f.finish()?;
         let indices = self.resolve_indices(pk, indices)?;
         let (fields, query) = (fields.unwrap_or_default(), query.unwrap_or_else(|| json!({"match_all": {}})));
-        let task = self.create_task("apply_regex_tagger_group", Some(pk))?;
+        self.launch_apply(ctx, pk, id, indices, fields, query, observer)?;
+        Ok(json!({"message": format!("Started process of applying RegexTaggerGroup with id: {id}")}))
+    }
+
+    /// Starts the apply task with validated parameters (also a retry's way in).
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_apply(
+        self: &Arc<Self>,
+        ctx: &Ctx,
+        pk: i64,
+        id: i64,
+        indices: Vec<String>,
+        fields: Vec<String>,
+        query: Value,
+        observer: Option<super::tasks::Observer>,
+    ) -> Result<i64> {
+        let kind = super::tasks::TaskKind::ApplyRegexTaggerGroup {
+            group: id,
+            user: ctx.user.id,
+            indices: indices.clone(),
+            fields: fields.clone(),
+            query: query.clone(),
+        };
+        let task = self.create_task(&kind, Some(pk))?;
         self.set_resource_task(Kind::RegexTaggerGroup, id, task)?;
         let engine = self.clone();
         let ctx = ctx.clone();
@@ -571,7 +594,7 @@ impl Engine {
             Box::new(move |h| engine.run_apply(&ctx, pk, id, &indices, &fields, &query, h)),
             observer,
         );
-        Ok(json!({"message": format!("Started process of applying RegexTaggerGroup with id: {id}")}))
+        Ok(task)
     }
 
     /// The apply job: scan matching documents in batches, add facts, write changed ones.

@@ -89,6 +89,8 @@ const MIGRATIONS: &[&str] = &[
         DELETE FROM resource_members
         WHERE (owner_kind = OLD.kind AND owner_id = OLD.id) OR (member_kind = OLD.kind AND member_id = OLD.id);
      END;",
+    // 3: a task keeps its kind's parameters (tasks::TaskKind as JSON), so it can be retried.
+    "ALTER TABLE tasks ADD COLUMN params TEXT NOT NULL DEFAULT '{}';",
 ];
 
 pub struct Store {

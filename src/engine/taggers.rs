@@ -9,7 +9,7 @@ use super::kinds::ResourceKind;
 use super::lines::flat_get;
 use super::models::ModelFile;
 use super::resources::{resource_url, Kind, Resource};
-use super::tasks::{Observer, TaskHandle, TaskOut};
+use super::tasks::{Observer, TaskHandle, TaskKind, TaskOut};
 use super::validate::{Form, List, Mode, Str};
 use super::{Ctx, Engine};
 use rand::{RngExt, SeedableRng};
@@ -295,7 +295,7 @@ impl Engine {
             &description,
             &serde_json::to_value(&s).map_err(Error::internal)?,
         )?;
-        let task = self.create_task("train_tagger", Some(pk))?;
+        let task = self.create_task(&TaskKind::TrainTagger { tagger: id }, Some(pk))?;
         self.set_resource_task(Kind::Tagger, id, task)?;
         let created = self.get_of::<Taggers>(ctx, pk, id)?;
         let engine = self.clone();
@@ -305,12 +305,22 @@ impl Engine {
 
     /// Starts (or restarts) training of a stored tagger: a new task, run in the background or,
     /// with an observer (local CLI), in the foreground.
-    pub fn start_tagger_training(self: &Arc<Self>, pk: i64, id: i64, examples: Option<Examples>, observer: Option<Observer>) -> Result<()> {
-        let task = self.create_task("train_tagger", Some(pk))?;
+    pub fn start_tagger_training(
+        self: &Arc<Self>,
+        pk: i64,
+        id: i64,
+        examples: Option<Examples>,
+        observer: Option<Observer>,
+    ) -> Result<i64> {
+        let kind = match examples {
+            Some(_) => TaskKind::TrainTaggerFromFile { tagger: id },
+            None => TaskKind::TrainTagger { tagger: id },
+        };
+        let task = self.create_task(&kind, Some(pk))?;
         self.set_resource_task(Kind::Tagger, id, task)?;
         let engine = self.clone();
         self.run_task(task, Box::new(move |h| engine.train_tagger(pk, id, examples, h)), observer);
-        Ok(())
+        Ok(task)
     }
 
     /// The training task: sample, train, write the model and plot atomically, store the
@@ -889,7 +899,7 @@ impl Engine {
         if let Some(plot) = archive.files.get("plot.png") {
             ModelFile::write(&self.tagger_file(id, "png"), plot)?;
         }
-        let task = self.create_task("import_tagger", Some(pk))?;
+        let task = self.create_task(&TaskKind::ImportModel, Some(pk))?;
         self.set_resource_task(Kind::Tagger, id, task)?;
         self.run_task(task, Box::new(|_| Ok(())), Some(Box::new(|_| {})));
         self.get_of::<Taggers>(ctx, pk, id)

@@ -1,7 +1,8 @@
 //! Background tasks as stored data. A task is a row (status, progress, step, errors,
-//! timestamps, counters); work runs on a bounded worker pool off the request runtime
-//! and reports into its row through a `TaskHandle`. Tasks found unfinished at start-up
-//! were interrupted and are marked failed.
+//! timestamps, counters, and its `TaskKind`: what it does with which parameters); work runs
+//! on a bounded worker pool off the request runtime and reports into its row through a
+//! `TaskHandle`. Tasks found unfinished at start-up were interrupted and are marked failed;
+//! a failed task can be retried from what its row holds (`Engine::retry_task`).
 use super::error::{Error, Result};
 use super::store::Store;
 use super::{clock, Ctx, Engine};
@@ -9,11 +10,108 @@ use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+/// Where a task is in its life; the wire and the store use the lower-case names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskStatus {
+    Created,
+    Queued,
+    Running,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+impl TaskStatus {
+    const ALL: [TaskStatus; 6] = [
+        TaskStatus::Created,
+        TaskStatus::Queued,
+        TaskStatus::Running,
+        TaskStatus::Completed,
+        TaskStatus::Failed,
+        TaskStatus::Cancelled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Created => "created",
+            TaskStatus::Queued => "queued",
+            TaskStatus::Running => "running",
+            TaskStatus::Completed => "completed",
+            TaskStatus::Failed => "failed",
+            TaskStatus::Cancelled => "cancelled",
+        }
+    }
+
+    /// Whether the task has not ended yet.
+    pub fn is_active(self) -> bool {
+        matches!(self, TaskStatus::Created | TaskStatus::Queued | TaskStatus::Running)
+    }
+
+    /// The SQL list of the active statuses, for `status IN (...)`.
+    fn active_sql() -> String {
+        let names: Vec<String> = Self::ALL
+            .iter()
+            .filter(|s| s.is_active())
+            .map(|s| format!("'{}'", s.as_str()))
+            .collect();
+        format!("({})", names.join(", "))
+    }
+}
+
+impl rusqlite::types::FromSql for TaskStatus {
+    fn column_result(v: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        let name = v.as_str()?;
+        TaskStatus::ALL
+            .into_iter()
+            .find(|s| s.as_str() == name)
+            .ok_or_else(|| rusqlite::types::FromSqlError::Other(format!("unknown task status {name}").into()))
+    }
+}
+
+/// What a task does, with the parameters it needs to run again; stored in its row.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TaskKind {
+    /// Import the upload of dataset import `import` (the upload is gone afterwards).
+    DatasetImport { import: i64 },
+    /// Train tagger `tagger` from its index sample.
+    TrainTagger { tagger: i64 },
+    /// Train tagger `tagger` from a labelled file (not kept).
+    TrainTaggerFromFile { tagger: i64 },
+    /// Train embedding `embedding`.
+    TrainEmbedding { embedding: i64 },
+    /// Store an imported model.
+    ImportModel,
+    /// Apply regex tagger group `group` to indices, as user `user`.
+    ApplyRegexTaggerGroup {
+        group: i64,
+        user: i64,
+        indices: Vec<String>,
+        fields: Vec<String>,
+        query: serde_json::Value,
+    },
+}
+
+impl TaskKind {
+    /// The kind's name (the `kind` of task listings).
+    pub fn name(&self) -> &'static str {
+        match self {
+            TaskKind::DatasetImport { .. } => "dataset_import",
+            TaskKind::TrainTagger { .. } => "train_tagger",
+            TaskKind::TrainTaggerFromFile { .. } => "train_tagger_from_file",
+            TaskKind::TrainEmbedding { .. } => "train_embedding",
+            TaskKind::ImportModel => "import_model",
+            TaskKind::ApplyRegexTaggerGroup { .. } => "apply_regex_tagger_group",
+        }
+    }
+}
+
 /// The task object on the wire.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 pub struct TaskOut {
     pub id: i64,
-    pub status: String,
+    pub status: TaskStatus,
     pub progress: f64,
     pub step: String,
     pub errors: String,
@@ -33,7 +131,6 @@ pub struct TaskInfo {
     pub task: TaskOut,
 }
 
-pub const ACTIVE: &str = "('created', 'queued', 'running')";
 const COLS: &str = "id, status, progress, step, errors, time_started, last_update, time_completed, total, num_processed, kind, project_id";
 
 fn row(r: &Row) -> rusqlite::Result<TaskInfo> {
@@ -93,8 +190,8 @@ impl TaskHandle {
     /// Enter a phase: status `running`, the given step label.
     pub fn step(&self, step: &str) -> Result<()> {
         self.update(
-            "UPDATE tasks SET status = 'running', step = ?1, last_update = ?2 WHERE id = ?3",
-            params![step, clock::now(), self.id],
+            "UPDATE tasks SET status = ?1, step = ?2, last_update = ?3 WHERE id = ?4",
+            params![TaskStatus::Running.as_str(), step, clock::now(), self.id],
         )
     }
 
@@ -109,8 +206,14 @@ impl TaskHandle {
     /// Record items done and the percentage.
     pub fn progress(&self, num_processed: i64, percent: f64) -> Result<()> {
         self.update(
-            "UPDATE tasks SET status = 'running', num_processed = ?1, progress = ?2, last_update = ?3 WHERE id = ?4",
-            params![num_processed, percent.clamp(0.0, 100.0), clock::now(), self.id],
+            "UPDATE tasks SET status = ?1, num_processed = ?2, progress = ?3, last_update = ?4 WHERE id = ?5",
+            params![
+                TaskStatus::Running.as_str(),
+                num_processed,
+                percent.clamp(0.0, 100.0),
+                clock::now(),
+                self.id
+            ],
         )
     }
 
@@ -128,8 +231,8 @@ impl TaskHandle {
     fn complete(&self) -> Result<()> {
         let now = clock::now();
         self.update(
-            "UPDATE tasks SET status = 'completed', progress = 100.0, step = '', last_update = ?1, time_completed = ?1 WHERE id = ?2",
-            params![now, self.id],
+            "UPDATE tasks SET status = ?1, progress = 100.0, step = '', last_update = ?2, time_completed = ?2 WHERE id = ?3",
+            params![TaskStatus::Completed.as_str(), now, self.id],
         )
     }
 
@@ -139,8 +242,8 @@ impl TaskHandle {
             .with(|c| Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [self.id], |r| r.get(0))?))?;
         let now = clock::now();
         self.update(
-            "UPDATE tasks SET status = 'failed', errors = ?1, last_update = ?2, time_completed = ?2 WHERE id = ?3",
-            params![push_error(&errors, msg), now, self.id],
+            "UPDATE tasks SET status = ?1, errors = ?2, last_update = ?3, time_completed = ?3 WHERE id = ?4",
+            params![TaskStatus::Failed.as_str(), push_error(&errors, msg), now, self.id],
         )
     }
 }
@@ -187,7 +290,7 @@ impl Engine {
     pub(super) fn fail_interrupted_tasks(&self) -> Result<()> {
         let now = clock::now();
         let ids: Vec<i64> = self.store.with(|c| {
-            let mut st = c.prepare(&format!("SELECT id FROM tasks WHERE status IN {ACTIVE}"))?;
+            let mut st = c.prepare(&format!("SELECT id FROM tasks WHERE status IN {}", TaskStatus::active_sql()))?;
             let ids = st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
             Ok(ids)
         })?;
@@ -197,8 +300,8 @@ impl Engine {
                 .with(|c| Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [id], |r| r.get(0))?))?;
             self.store.with(|c| {
                 c.execute(
-                    "UPDATE tasks SET status = 'failed', errors = ?1, last_update = ?2, time_completed = ?2 WHERE id = ?3",
-                    params![push_error(&errors, "interrupted by restart"), now, id],
+                    "UPDATE tasks SET status = ?1, errors = ?2, last_update = ?3, time_completed = ?3 WHERE id = ?4",
+                    params![TaskStatus::Failed.as_str(), push_error(&errors, "interrupted by restart"), now, id],
                 )?;
                 Ok(())
             })?;
@@ -207,11 +310,12 @@ impl Engine {
     }
 
     /// Create a task row in `created` state (committed before any response is sent).
-    pub fn create_task(&self, kind: &str, project: Option<i64>) -> Result<i64> {
+    pub fn create_task(&self, kind: &TaskKind, project: Option<i64>) -> Result<i64> {
+        let params_json = serde_json::to_string(kind).map_err(Error::internal)?;
         self.store.with(|c| {
             c.execute(
-                "INSERT INTO tasks (kind, project_id, status, time_started) VALUES (?1, ?2, 'created', ?3)",
-                params![kind, project, clock::now()],
+                "INSERT INTO tasks (kind, project_id, status, time_started, params) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![kind.name(), project, TaskStatus::Created.as_str(), clock::now(), params_json],
             )?;
             Ok(c.last_insert_rowid())
         })
@@ -257,9 +361,67 @@ impl Engine {
             .ok_or_else(Error::not_found)
     }
 
+    /// POST /tasks/{id}/retry/: runs a failed task again from what its row holds (a new task
+    /// of the same kind, on the same resource); kinds whose input is gone say so.
+    pub fn retry_task(self: &Arc<Self>, ctx: &Ctx, id: i64) -> Result<TaskInfo> {
+        let info = self.get_task(ctx, id)?;
+        if info.task.status != TaskStatus::Failed {
+            return Err(Error::BadRequest(format!(
+                "Only a failed task can be retried; task {id} is {}.",
+                info.task.status.as_str()
+            )));
+        }
+        let pk = info
+            .project
+            .ok_or_else(|| Error::BadRequest("This task belongs to no project.".into()))?;
+        self.check_project_access(ctx, pk)?;
+        let stored: String = self
+            .store
+            .with(|c| Ok(c.query_row("SELECT params FROM tasks WHERE id = ?1", [id], |r| r.get(0))?))?;
+        let kind: TaskKind = serde_json::from_str(&stored).map_err(|_| {
+            Error::BadRequest(format!(
+                "Task {id} was stored by an older ta without its parameters; start it anew."
+            ))
+        })?;
+        let gone = |what: &str| Err(Error::BadRequest(format!("Task {id} cannot be retried: {what}.")));
+        let new = match kind {
+            TaskKind::TrainTagger { tagger } => {
+                self.resource(super::resources::Kind::Tagger, pk, tagger)?;
+                self.start_tagger_training(pk, tagger, None, None)?
+            }
+            TaskKind::TrainEmbedding { embedding } => {
+                self.resource(super::resources::Kind::Embedding, pk, embedding)?;
+                self.start_embedding_training(pk, embedding, None)?
+            }
+            TaskKind::ApplyRegexTaggerGroup {
+                group,
+                user,
+                indices,
+                fields,
+                query,
+            } => {
+                let user = self.user_by_id(user)?;
+                let ctx = Ctx {
+                    user,
+                    base_url: ctx.base_url.clone(),
+                };
+                self.launch_apply(&ctx, pk, group, indices, fields, query, None)?
+            }
+            TaskKind::DatasetImport { .. } => return gone("the uploaded file is removed when an import ends; import it again"),
+            TaskKind::TrainTaggerFromFile { .. } => return gone("the examples file is not kept; train from it again"),
+            TaskKind::ImportModel => return gone("an import runs once; import the file again"),
+        };
+        self.get_task(ctx, new)
+    }
+
     /// Number of tasks not yet finished (health).
     pub fn active_tasks(&self) -> Result<i64> {
-        self.store
-            .with(|c| Ok(c.query_row(&format!("SELECT COUNT(*) FROM tasks WHERE status IN {ACTIVE}"), [], |r| r.get(0))?))
+        self.store.with(|c| {
+            Ok(c.query_row(
+                &format!("SELECT COUNT(*) FROM tasks WHERE status IN {}", TaskStatus::active_sql()),
+                [],
+                |r| r.get(0),
+            )?)
+        })
     }
 }

@@ -131,5 +131,7 @@ pub fn operations() -> Vec<Operation> {
         op!(Delete "/users/{id}/", "users", "Delete a user", [] => [], |e, c| e.delete_user(c.ctx()?, c.id("id")?)?),
         op!(Get "/tasks/", "tasks", "Background tasks visible to the caller (ta extension)", [] => [Vec<TaskInfo>], |e, c| e.list_tasks(c.ctx()?)?),
         op!(Get "/tasks/{id}/", "tasks", "One background task (ta extension)", [] => [TaskInfo], |e, c| e.get_task(c.ctx()?, c.id("id")?)?),
+        op!(Post "/tasks/{id}/retry/", "tasks", "Run a failed task again from its stored parameters; answers the new task (ta extension)", [] => [TaskInfo],
+            |e, c| e.retry_task(c.ctx()?, c.id("id")?)?),
     ]
 }
