@@ -2,11 +2,14 @@
 //! or of a JSONL stream from stdin (texts, or documents with `--field`), one result line
 //! per input line. Local and remote runs send the same `/mlp/texts/` body, one chunk of
 //! lines at a time. `ta mlp bench` prints the acceptance figures of mlp.md §11 (computed by
-//! `engine::mlp::accuracy`), locally only.
+//! `mlp/bench.rs`), locally only.
+
+mod bench;
+
+use self::bench::{BenchOptions, Peers, Report};
 use super::{batch, Cli, Target};
 use crate::engine::error::{Error, Result};
 use crate::engine::lines::BatchItem;
-use crate::engine::mlp::accuracy::{self, BenchOptions, Peers, Report};
 use crate::engine::mlp::{service, MlpConfig, MlpEngine, TrainOptions, PRUNE_BELOW};
 use crate::engine::regex_tagger::ops::flatten;
 use crate::engine::validate::NOT_BLANK;
@@ -153,7 +156,7 @@ pub fn bench(cli: &Cli, a: &BenchArgs) -> Result<Option<Value>> {
             "ta mlp bench runs locally only (drop --server / TA_SERVER)".into(),
         ));
     }
-    let data = service::data_root(&super::data_dir(cli));
+    let data = service::data_root(&super::engine_config(cli));
     let corpus = a
         .corpus
         .clone()
@@ -161,7 +164,7 @@ pub fn bench(cli: &Cli, a: &BenchArgs) -> Result<Option<Value>> {
     let started = Instant::now();
     let engine = MlpEngine::load(&data, MlpConfig::from_env());
     let startup = started.elapsed().as_secs_f64();
-    let rss = accuracy::rss_mb();
+    let rss = bench::rss_mb();
     let opts = BenchOptions {
         sentences: a.sentences,
         lang_sentences: a.lang_sentences,
@@ -169,7 +172,7 @@ pub fn bench(cli: &Cli, a: &BenchArgs) -> Result<Option<Value>> {
     };
     // the tokenizer needs no data files, so this works before the first refiner exists
     if let Some(path) = &a.export_train {
-        let sentences = accuracy::refiner_sentences(&engine, &opts).map_err(Error::internal)?;
+        let sentences = bench::refiner_sentences(&engine, &opts).map_err(Error::internal)?;
         let mut text = String::new();
         for words in &sentences {
             text.push_str(&json!({ "words": words }).to_string());
@@ -183,7 +186,7 @@ pub fn bench(cli: &Cli, a: &BenchArgs) -> Result<Option<Value>> {
         let errors = engine.load_errors().join("; ");
         return Err(Error::internal(format!("MLP data in {} incomplete: {errors}", data.display())));
     }
-    let set = accuracy::build_samples(&engine, &opts).map_err(Error::internal)?;
+    let set = bench::build_samples(&engine, &opts).map_err(Error::internal)?;
     if let Some(path) = &a.export {
         let text = serde_json::to_string(&set).map_err(Error::internal)?;
         std::fs::write(path, text).map_err(|e| Error::internal(format!("{}: {e}", path.display())))?;
@@ -191,7 +194,7 @@ pub fn bench(cli: &Cli, a: &BenchArgs) -> Result<Option<Value>> {
         return Ok(None);
     }
     let peers: Option<Peers> = a.peers.as_deref().map(read_json).transpose()?;
-    let report = accuracy::run(&engine, &set, peers.as_ref(), startup, rss).map_err(Error::internal)?;
+    let report = bench::run(&engine, &set, peers.as_ref(), startup, rss).map_err(Error::internal)?;
     if cli.json {
         println!("{}", serde_json::to_string_pretty(&report).map_err(Error::internal)?);
     } else {
@@ -211,7 +214,7 @@ pub fn train_en(cli: &Cli, a: &TrainEnArgs) -> Result<Option<Value>> {
             "ta mlp train-en runs locally only (drop --server / TA_SERVER)".into(),
         ));
     }
-    let data = service::data_root(&super::data_dir(cli));
+    let data = service::data_root(&super::engine_config(cli));
     let progress = |epoch: usize, right: f64| eprintln!("epoch {epoch}/{}: {:.2}% of training tokens right", a.epochs, right * 100.0);
     let opts = TrainOptions {
         epochs: a.epochs.into(),

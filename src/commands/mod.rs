@@ -140,12 +140,29 @@ pub fn data_dir(cli: &Cli) -> PathBuf {
         .unwrap_or_else(|| dirs::data_dir().unwrap_or_else(|| PathBuf::from(".")).join("ta"))
 }
 
+/// The engine's settings from the flags and the environment: `TA_MAX_UPLOAD`, `TA_MAX_BODY`
+/// (bytes), `TA_MLP_DATA` (language data root) and, in debug builds only (the test suite),
+/// `TA_PASSWORD_ITERATIONS`.
+pub fn engine_config(cli: &Cli) -> Config {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    let defaults = Config::new(data_dir(cli));
+    Config {
+        search_url: cli.search_url.clone(),
+        max_upload: var("TA_MAX_UPLOAD").and_then(|v| v.parse().ok()).unwrap_or(defaults.max_upload),
+        max_body: var("TA_MAX_BODY").and_then(|v| v.parse().ok()).unwrap_or(defaults.max_body),
+        mlp_data: var("TA_MLP_DATA").map(PathBuf::from),
+        password_iterations: var("TA_PASSWORD_ITERATIONS")
+            .filter(|_| cfg!(debug_assertions))
+            .and_then(|v| v.parse().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or(defaults.password_iterations),
+        ..defaults
+    }
+}
+
 /// Open the local engine, creating `admin` on first use.
 pub fn open_engine(cli: &Cli) -> Result<Arc<Engine>> {
-    let engine = Engine::open(Config {
-        search_url: cli.search_url.clone(),
-        ..Config::new(data_dir(cli))
-    })?;
+    let engine = Engine::open(engine_config(cli))?;
     let (password, from_env) = match std::env::var("TA_ADMIN_PASSWORD").or_else(|_| std::env::var("TEXTA_ADMIN_PASSWORD")) {
         Ok(p) => (p, true),
         Err(_) => ("1234".to_string(), false),

@@ -150,7 +150,7 @@ impl Engine {
             if !exists {
                 tx.execute(
                     "INSERT INTO users (username, email, password, is_superuser, is_staff, date_joined) VALUES ('admin', '', ?1, 1, 1, ?2)",
-                    params![passwords::hash(password), clock::now()],
+                    params![passwords::hash(password, self.config.password_iterations), clock::now()],
                 )?;
             }
             Ok(!exists)
@@ -272,7 +272,12 @@ impl Engine {
         let id = self.store.tx(|tx| {
             tx.execute(
                 "INSERT INTO users (username, email, password, date_joined) VALUES (?1, ?2, ?3, ?4)",
-                params![username, email, passwords::hash(&password), clock::now()],
+                params![
+                    username,
+                    email,
+                    passwords::hash(&password, self.config.password_iterations),
+                    clock::now()
+                ],
             )?;
             Ok(tx.last_insert_rowid())
         })?;
@@ -369,7 +374,7 @@ impl Engine {
         self.store.with(|c| {
             Ok(c.execute(
                 "UPDATE users SET password = ?1 WHERE id = ?2",
-                params![passwords::hash(password), user_id],
+                params![passwords::hash(password, self.config.password_iterations), user_id],
             )
             .map(|_| ())?)
         })

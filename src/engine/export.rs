@@ -96,6 +96,24 @@ pub fn read(bytes: &[u8], kind: &str, limit: u64) -> Result<Archive> {
     })
 }
 
+impl super::Engine {
+    /// The upload of an import_model body, or the field error for a missing file.
+    pub fn uploaded_export(&self, body: &Value, kind: &str) -> Result<Archive> {
+        let upload = body
+            .get("file")
+            .and_then(|v| match v {
+                Value::Array(a) => a.last().and_then(super::dataset_imports::Upload::from_value),
+                other => super::dataset_imports::Upload::from_value(other),
+            })
+            .ok_or_else(|| Error::field("file", "No file was submitted."))?;
+        let bytes = std::fs::read(&upload.path).map_err(|e| bad(format!("cannot read the upload: {e}")));
+        if upload.owned {
+            let _ = std::fs::remove_file(&upload.path);
+        }
+        read(&bytes?, kind, self.config.max_upload)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,23 +140,5 @@ mod tests {
         assert!(read(&bytes[..bytes.len() / 2], "tagger", 1000).is_err());
         let big = write("tagger", "x", &json!({}), &[("model.bin", &[0u8; 5000])]).unwrap();
         assert!(read(&big, "tagger", 1000).is_err());
-    }
-}
-
-impl super::Engine {
-    /// The upload of an import_model body, or the field error for a missing file.
-    pub fn uploaded_export(&self, body: &Value, kind: &str) -> Result<Archive> {
-        let upload = body
-            .get("file")
-            .and_then(|v| match v {
-                Value::Array(a) => a.last().and_then(super::dataset_imports::Upload::from_value),
-                other => super::dataset_imports::Upload::from_value(other),
-            })
-            .ok_or_else(|| Error::field("file", "No file was submitted."))?;
-        let bytes = std::fs::read(&upload.path).map_err(|e| bad(format!("cannot read the upload: {e}")));
-        if upload.owned {
-            let _ = std::fs::remove_file(&upload.path);
-        }
-        read(&bytes?, kind, self.config.max_upload)
     }
 }

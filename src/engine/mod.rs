@@ -53,20 +53,23 @@ pub struct Config {
     /// Elasticsearch/OpenSearch cluster to keep search indices in (`--search-url`,
     /// `TA_SEARCH_URL`); `None` keeps them in the embedded store under `data_dir/indices`.
     pub search_url: Option<String>,
+    /// PBKDF2 work factor of new password hashes (Django's by default).
+    pub password_iterations: u32,
+    /// The directory holding the language data (`mlp/`); `None`: the data directory.
+    pub mlp_data: Option<PathBuf>,
 }
 
 impl Config {
+    /// The defaults for a data directory; the faces set what their flags and environment say.
     pub fn new(data_dir: PathBuf) -> Config {
-        let bytes = |var: &str, default: u64| std::env::var(var).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
-        let max_upload = bytes("TA_MAX_UPLOAD", 1 << 30);
-        let max_body = bytes("TA_MAX_BODY", 64 << 20);
-        let task_threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
         Config {
             data_dir,
-            max_upload,
-            max_body,
-            task_threads,
+            max_upload: 1 << 30,
+            max_body: 64 << 20,
+            task_threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2),
             search_url: None,
+            password_iterations: passwords::DEFAULT_ITERATIONS,
+            mlp_data: None,
         }
     }
 }

@@ -8,20 +8,7 @@ use std::sync::OnceLock;
 
 const ALGORITHM: &str = "pbkdf2_sha256";
 /// Django 3.1's work factor.
-const DEFAULT_ITERATIONS: u32 = 216_000;
-
-/// The work factor for new hashes. Debug builds (the test suite) may lower it with
-/// `TA_PASSWORD_ITERATIONS`; release builds, what users run, always use Django's.
-fn iterations() -> u32 {
-    if !cfg!(debug_assertions) {
-        return DEFAULT_ITERATIONS;
-    }
-    std::env::var("TA_PASSWORD_ITERATIONS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|n| *n > 0)
-        .unwrap_or(DEFAULT_ITERATIONS)
-}
+pub const DEFAULT_ITERATIONS: u32 = 216_000;
 
 fn derive(password: &str, salt: &str, iterations: u32) -> String {
     let mut out = [0u8; 32];
@@ -42,9 +29,9 @@ pub fn token_key() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-pub fn hash(password: &str) -> String {
+/// A new hash of `password` with `n` iterations (`Config::password_iterations`).
+pub fn hash(password: &str, n: u32) -> String {
     let salt = random_string(22);
-    let n = iterations();
     format!("{ALGORITHM}${n}${salt}${}", derive(password, &salt, n))
 }
 
@@ -94,7 +81,7 @@ mod tests {
         let h = format!("pbkdf2_sha256$1000$salt${}", derive("secret", "salt", 1000));
         assert!(verify("secret", &h));
         assert!(!verify("Secret", &h));
-        assert!(verify("pw", &hash("pw")));
+        assert!(verify("pw", &hash("pw", 1000)));
     }
 
     #[test]

@@ -8,12 +8,12 @@
 //! mlp.md §7 (tokens as lemmas, `X` tags, regex facts) instead of failing the request.
 //! `service` connects it to the `Engine` (shared instance, request validation, health).
 
-pub mod accuracy;
 mod english;
 mod entities;
 mod estonian;
 mod facts;
 mod html;
+pub use self::html::normalize as normalize_html;
 mod langdetect;
 mod refiner;
 pub use refiner::{TrainOptions, PRUNE_BELOW};
@@ -454,6 +454,28 @@ fn respond(joined: &str, analysis: &Analysis, analyzers: &Analyzers, facts: &[Fa
     }
     let facts: Vec<Value> = facts.iter().map(Fact::to_json).collect();
     json!({"text": Value::Object(text), "service_facts": facts, "texta_facts": facts})
+}
+
+/// SplitMix64: a small fixed-seed generator for seeded shuffles (the refiner's training order,
+/// `ta mlp bench`'s samples).
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Shuffles `items` in place (Fisher–Yates).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = (self.next() % (i as u64 + 1)) as usize;
+            items.swap(i, j);
+        }
+    }
 }
 
 #[cfg(test)]

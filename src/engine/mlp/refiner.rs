@@ -16,8 +16,8 @@ use std::path::Path;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::accuracy::SplitMix;
 use super::english::{Perceptron, Reader};
+use super::SplitMix;
 
 const MAGIC: &[u8] = b"TAREF1\n";
 

@@ -3,7 +3,7 @@
 //!
 //! Where the data is read from: see [`data_root`].
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use rayon::prelude::*;
 use serde_json::{json, Value};
@@ -14,14 +14,16 @@ use crate::engine::regex_taggers::{MAX_TEXTS, TEXT};
 use crate::engine::validate::{Form, List, Mode};
 use crate::engine::{Ctx, Engine};
 
-/// The directory holding `mlp/`, in this order: `$TA_MLP_DATA`; ta's data directory when it
-/// has an `mlp/`; the source checkout's `data/` (where scripts/setup.sh writes).
-pub fn data_root(data_dir: &Path) -> PathBuf {
-    if let Some(dir) = std::env::var_os("TA_MLP_DATA") {
-        return PathBuf::from(dir);
+/// The directory holding `mlp/`, in this order: the configured one (`TA_MLP_DATA`, set by the
+/// faces); ta's data directory when it has an `mlp/`; in debug builds only, the source
+/// checkout's `data/` (where scripts/setup.sh writes). A release build never looks at the
+/// build machine's paths.
+pub fn data_root(config: &crate::engine::Config) -> PathBuf {
+    if let Some(dir) = &config.mlp_data {
+        return dir.clone();
     }
-    if data_dir.join("mlp").is_dir() {
-        return data_dir.to_path_buf();
+    if config.data_dir.join("mlp").is_dir() || !cfg!(debug_assertions) {
+        return config.data_dir.clone();
     }
     checkout_data()
 }
@@ -44,7 +46,7 @@ impl Engine {
                 version: env!("CARGO_PKG_VERSION").into(),
                 ..MlpConfig::from_env()
             };
-            let engine = MlpEngine::load(&data_root(&self.config.data_dir), cfg);
+            let engine = MlpEngine::load(&data_root(&self.config), cfg);
             for e in engine.load_errors() {
                 eprintln!("ta: mlp: {e}");
             }

