@@ -32,6 +32,11 @@ const IMPLEMENTED: &[&str] = &[
     "mlp",
     "dataset_imports",
     "apply_tagger_group",
+    "taggers",
+    "embeddings",
+    "lexicons",
+    "searches",
+    "index",
 ];
 
 /// Every resource-kind segment that gates a scenario until it is in [`IMPLEMENTED`].
