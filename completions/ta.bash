@@ -6099,11 +6099,11 @@ _ta() {
                     return 0
                     ;;
                 --operator)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "or and" -- "${cur}"))
                     return 0
                     ;;
                 --match-type)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "prefix exact subword" -- "${cur}"))
                     return 0
                     ;;
                 --required-words)
@@ -6587,11 +6587,11 @@ _ta() {
                     return 0
                     ;;
                 --operator)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "or and" -- "${cur}"))
                     return 0
                     ;;
                 --match-type)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "prefix exact subword" -- "${cur}"))
                     return 0
                     ;;
                 --required-words)

@@ -278,8 +278,11 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l lexicon-file -d 'File with one lexicon entry per line' -r -F
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l counter-lexicon -d 'Counter-lexicon entry; repeat for several' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l counter-lexicon-file -d 'File with one counter-lexicon entry per line' -r -F
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l operator -d 'or | and' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l match-type -d 'prefix | exact | subword' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l operator -d 'How lexicon entries combine' -r -f -a "or\t'Any entry matches'
+and\t'The share of entries given by --required-words must match'"
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l match-type -d 'Where an entry must match inside a word' -r -f -a "prefix\t'Entries match word beginnings'
+exact\t'Entries match whole words'
+subword\t'Entries match anywhere inside words'"
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l required-words -d 'Share of the lexicon entries that must match (operator "and"), 0 to 1' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l phrase-slop -d 'Words allowed between the words of a phrase' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l counter-slop -d 'Words allowed between a counter-lexicon entry and a match' -r
@@ -296,15 +299,18 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l json -d 'Print JSON even on a terminal'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l description -d 'Description (also the tag a tagger assigns)' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l lexicon -d 'Lexicon entry (word, phrase or regex); repeat for several' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l lexicon-file -d 'File with one lexicon entry per line' -r -F
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l counter-lexicon -d 'Counter-lexicon entry; repeat for several' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l counter-lexicon-file -d 'File with one counter-lexicon entry per line' -r -F
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l operator -d 'or | and' -r
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l match-type -d 'prefix | exact | subword' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l operator -d 'How lexicon entries combine' -r -f -a "or\t'Any entry matches'
+and\t'The share of entries given by --required-words must match'"
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l match-type -d 'Where an entry must match inside a word' -r -f -a "prefix\t'Entries match word beginnings'
+exact\t'Entries match whole words'
+subword\t'Entries match anywhere inside words'"
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l required-words -d 'Share of the lexicon entries that must match (operator "and"), 0 to 1' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l phrase-slop -d 'Words allowed between the words of a phrase' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l counter-slop -d 'Words allowed between a counter-lexicon entry and a match' -r
@@ -321,7 +327,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l json -d 'Print JSON even on a terminal'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r

@@ -600,3 +600,37 @@ fn batch_input_line_over_the_limit_is_refused() {
     );
     assert!(out.stdout.is_empty());
 }
+
+/// Every declared operation is reachable from the CLI: `ta api --list` names exactly the
+/// operations the OpenAPI document lists, and `ta api` runs one as the dedicated command does.
+#[test]
+fn every_operation_is_reachable_from_the_cli() {
+    let d = tmp();
+    let listed = ta(d.path(), &["api", "--list"]).ok();
+    let mut cli: Vec<(String, String)> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["method"].as_str().unwrap().to_lowercase(),
+                o["path"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let s = Server::start();
+    let doc = s.get("/swagger.json", None).ok(200);
+    let mut documented: Vec<(String, String)> = doc["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .flat_map(|(path, item)| item.as_object().unwrap().keys().map(move |m| (m.clone(), path.clone())))
+        .collect();
+    cli.sort();
+    documented.sort();
+    assert_eq!(cli, documented);
+    assert_eq!(
+        ta(d.path(), &["api", "GET", "/projects/"]).ok(),
+        ta(d.path(), &["project", "list"]).ok()
+    );
+}

@@ -10,7 +10,7 @@ use self::bench::{BenchOptions, Peers, Report};
 use super::{batch, Cli, Target};
 use crate::engine::error::{Error, Result};
 use crate::engine::lines::BatchItem;
-use crate::engine::mlp::{service, MlpConfig, MlpEngine, TrainOptions, PRUNE_BELOW};
+use crate::engine::mlp::{service, MlpEngine, TrainOptions, PRUNE_BELOW};
 use crate::engine::regex_tagger::ops::flatten;
 use crate::engine::validate::NOT_BLANK;
 use clap::{Args, Subcommand};
@@ -162,7 +162,7 @@ pub fn bench(cli: &Cli, a: &BenchArgs) -> Result<Option<Value>> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".cache/mlp/bench"));
     let started = Instant::now();
-    let engine = MlpEngine::load(&data, MlpConfig::from_env());
+    let engine = MlpEngine::load(&data, super::engine_config(cli).mlp);
     let startup = started.elapsed().as_secs_f64();
     let rss = bench::rss_mb();
     let opts = BenchOptions {

@@ -19,6 +19,7 @@ mod taggers;
 
 use crate::engine::accounts::User;
 use crate::engine::error::{Error, Result};
+use crate::engine::mlp::{Lang, MlpConfig, RuPos};
 use crate::engine::operations::{self, Reply};
 use crate::engine::{Config, Ctx, Engine};
 use clap::{Parser, Subcommand};
@@ -151,6 +152,7 @@ pub fn engine_config(cli: &Cli) -> Config {
         max_upload: var("TA_MAX_UPLOAD").and_then(|v| v.parse().ok()).unwrap_or(defaults.max_upload),
         max_body: var("TA_MAX_BODY").and_then(|v| v.parse().ok()).unwrap_or(defaults.max_body),
         mlp_data: var("TA_MLP_DATA").map(PathBuf::from),
+        mlp: mlp_config(&var),
         password_iterations: var("TA_PASSWORD_ITERATIONS")
             .filter(|_| cfg!(debug_assertions))
             .and_then(|v| v.parse().ok())
@@ -158,6 +160,28 @@ pub fn engine_config(cli: &Cli) -> Config {
             .unwrap_or(defaults.password_iterations),
         ..defaults
     }
+}
+
+/// Language-processing settings from `TA_MLP_LANGUAGES` (codes, comma-separated; unknown
+/// ones ignored), `TA_MLP_DEFAULT_LANGUAGE`, `TA_MLP_RU_POS` (`x`) and `TA_MLP_ET_INSTANCES`.
+fn mlp_config(var: &dyn Fn(&str) -> Option<String>) -> MlpConfig {
+    let mut cfg = MlpConfig::default();
+    let langs: Vec<Lang> = var("TA_MLP_LANGUAGES")
+        .map(|list| list.split(',').filter_map(|c| Lang::from_code(c.trim())).collect())
+        .unwrap_or_default();
+    if !langs.is_empty() {
+        cfg.languages = langs;
+    }
+    if let Some(lang) = var("TA_MLP_DEFAULT_LANGUAGE").and_then(|c| Lang::from_code(c.trim())) {
+        cfg.default_language = lang;
+    }
+    if var("TA_MLP_RU_POS").is_some_and(|v| v.eq_ignore_ascii_case("x")) {
+        cfg.ru_pos = RuPos::X;
+    }
+    if let Some(n) = var("TA_MLP_ET_INSTANCES").and_then(|v| v.trim().parse().ok()) {
+        cfg.et_instances = n;
+    }
+    cfg
 }
 
 /// Open the local engine, creating `admin` on first use.

@@ -145,7 +145,7 @@ impl Engine {
     /// Create the built-in superuser `admin` (id 1) when the store has no users.
     /// Returns the password when it was taken from the default (caller warns).
     pub fn ensure_admin(&self, password: &str) -> Result<bool> {
-        self.store.tx(|tx| {
+        self.db.tx(|tx| {
             let exists: bool = tx.query_row("SELECT EXISTS(SELECT 1 FROM users WHERE username = 'admin')", [], |r| r.get(0))?;
             if !exists {
                 tx.execute(
@@ -159,7 +159,7 @@ impl Engine {
 
     /// Resolve a token key to its (active) user. `Err` carries the exact DRF message.
     pub fn authenticate_token(&self, key: &str) -> Result<User> {
-        let user = self.store.with(|c| {
+        let user = self.db.with(|c| {
             Ok(c.query_row(
                 &format!(
                     "SELECT {} FROM users u JOIN tokens t ON t.user_id = u.id WHERE t.key = ?1",
@@ -179,26 +179,26 @@ impl Engine {
 
     /// Resolve a session cookie to its user, if still valid.
     pub fn authenticate_session(&self, key: &str) -> Result<Option<User>> {
-        let uid: Option<i64> = self.store.with(|c| {
+        let uid: Option<i64> = self.db.with(|c| {
             Ok(c.query_row("SELECT user_id FROM sessions WHERE key = ?1", [key], |r| r.get(0))
                 .optional()?)
         })?;
         Ok(match uid {
-            Some(id) => self.store.with(|c| user_by_id(c, id))?.filter(|u| u.is_active),
+            Some(id) => self.db.with(|c| user_by_id(c, id))?.filter(|u| u.is_active),
             None => None,
         })
     }
 
     /// Look a user up by name (local CLI mode acts as a named account).
     pub fn user_named(&self, name: &str) -> Result<User> {
-        self.store
+        self.db
             .with(|c| user_by_name(c, name))?
             .map(|(u, _)| u)
             .ok_or_else(|| Error::NotFound(format!("No user named {name:?}.")))
     }
 
     fn token_for(&self, user_id: i64) -> Result<String> {
-        self.store.tx(|tx| {
+        self.db.tx(|tx| {
             let now = clock::now();
             tx.execute("UPDATE users SET last_login = ?1 WHERE id = ?2", params![now, user_id])?;
             if let Some(k) = tx
@@ -219,7 +219,7 @@ impl Engine {
     /// Start a browser session for `user_id`; returns the session key.
     pub fn start_session(&self, user_id: i64) -> Result<String> {
         let key = passwords::random_string(32);
-        self.store.with(|c| {
+        self.db.with(|c| {
             c.execute(
                 "INSERT INTO sessions (key, user_id, created) VALUES (?1, ?2, ?3)",
                 params![key, user_id, clock::now()],
@@ -238,7 +238,7 @@ impl Engine {
                     "username",
                     "Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters.",
                 );
-            } else if self.store.with(|c| user_by_name(c, u))?.is_some() {
+            } else if self.db.with(|c| user_by_name(c, u))?.is_some() {
                 f.fail("username", "A user with that username already exists.");
             }
         }
@@ -246,7 +246,7 @@ impl Engine {
         if !email.is_empty() {
             if !valid_email(&email) {
                 f.fail("email", "Enter a valid email address.");
-            } else if self.store.with(|c| {
+            } else if self.db.with(|c| {
                 Ok(c.query_row(
                     "SELECT EXISTS(SELECT 1 FROM users WHERE email = ?1 COLLATE NOCASE)",
                     [&email],
@@ -269,7 +269,7 @@ impl Engine {
         }
         f.finish()?;
         let (username, password) = (username.unwrap_or_default(), p1.unwrap_or_default());
-        let id = self.store.tx(|tx| {
+        let id = self.db.tx(|tx| {
             tx.execute(
                 "INSERT INTO users (username, email, password, date_joined) VALUES (?1, ?2, ?3, ?4)",
                 params![
@@ -293,8 +293,8 @@ impl Engine {
         f.finish()?;
         let password = password.unwrap_or_default();
         let found = match (username.filter(|s| !s.is_empty()), email.filter(|s| !s.is_empty())) {
-            (Some(u), _) => self.store.with(|c| user_by_name(c, &u))?,
-            (None, Some(e)) => self.store.with(|c| {
+            (Some(u), _) => self.db.with(|c| user_by_name(c, &u))?,
+            (None, Some(e)) => self.db.with(|c| {
                 let name: Option<String> = c
                     .query_row("SELECT username FROM users WHERE email = ?1 COLLATE NOCASE", [&e], |r| r.get(0))
                     .optional()?;
@@ -318,7 +318,7 @@ impl Engine {
 
     /// POST /rest-auth/logout/ — deletes the token and the session, if any.
     pub fn logout(&self, user: Option<&User>, session: Option<&str>) -> Result<Detail> {
-        self.store.with(|c| {
+        self.db.with(|c| {
             if let Some(u) = user {
                 c.execute("DELETE FROM tokens WHERE user_id = ?1", [u.id])?;
             }
@@ -332,7 +332,7 @@ impl Engine {
 
     /// GET /rest-auth/user/.
     pub fn me(&self, ctx: &Ctx) -> Result<UserOut> {
-        let u = self.store.with(|c| user_by_id(c, ctx.user.id))?.ok_or_else(Error::not_found)?;
+        let u = self.db.with(|c| user_by_id(c, ctx.user.id))?.ok_or_else(Error::not_found)?;
         Ok(u.to_out(&ctx.base_url))
     }
 
@@ -345,7 +345,7 @@ impl Engine {
         }
         f.finish()?;
         if let Some(e) = email {
-            self.store
+            self.db
                 .with(|c| Ok(c.execute("UPDATE users SET email = ?1 WHERE id = ?2", params![e, ctx.user.id])?))?;
         }
         self.me(ctx)
@@ -371,7 +371,7 @@ impl Engine {
     }
 
     fn set_password(&self, user_id: i64, password: &str) -> Result<()> {
-        self.store.with(|c| {
+        self.db.with(|c| {
             Ok(c.execute(
                 "UPDATE users SET password = ?1 WHERE id = ?2",
                 params![passwords::hash(password, self.config.password_iterations), user_id],
@@ -384,7 +384,7 @@ impl Engine {
     /// stops working once the password changes.
     fn reset_token(&self, user_id: i64) -> Result<Option<String>> {
         use sha2::Digest;
-        let hash: Option<String> = self.store.with(|c| {
+        let hash: Option<String> = self.db.with(|c| {
             Ok(c.query_row("SELECT password FROM users WHERE id = ?1", [user_id], |r| r.get(0))
                 .optional()?)
         })?;
@@ -403,7 +403,7 @@ impl Engine {
         }
         f.finish()?;
         let email = email.unwrap_or_default();
-        let ids: Vec<i64> = self.store.with(|c| {
+        let ids: Vec<i64> = self.db.with(|c| {
             let mut st = c.prepare("SELECT id FROM users WHERE email = ?1 COLLATE NOCASE AND is_active = 1")?;
             let rows = st.query_map([&email], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
             Ok(rows)
@@ -444,7 +444,7 @@ impl Engine {
 
     /// GET /users/ — all users for a superuser, else only the caller; newest first.
     pub fn list_users(&self, ctx: &Ctx) -> Result<Vec<UserOut>> {
-        let users = self.store.with(|c| {
+        let users = self.db.with(|c| {
             let mut st = c.prepare(&format!("SELECT {USER_COLS} FROM users ORDER BY date_joined DESC, id DESC"))?;
             let rows = st.query_map([], user_row)?.collect::<rusqlite::Result<Vec<User>>>()?;
             Ok(rows)
@@ -459,14 +459,14 @@ impl Engine {
     /// GET /users/{id}/.
     /// The user with this id, or 404.
     pub fn user_by_id(&self, id: i64) -> Result<User> {
-        self.store.with(|c| user_by_id(c, id))?.ok_or_else(Error::not_found)
+        self.db.with(|c| user_by_id(c, id))?.ok_or_else(Error::not_found)
     }
 
     pub fn get_user(&self, ctx: &Ctx, id: i64) -> Result<UserOut> {
         if !ctx.user.is_superuser && id != ctx.user.id {
             return Err(Error::not_found());
         }
-        let u = self.store.with(|c| user_by_id(c, id))?.ok_or_else(Error::not_found)?;
+        let u = self.db.with(|c| user_by_id(c, id))?.ok_or_else(Error::not_found)?;
         Ok(u.to_out(&ctx.base_url))
     }
 
@@ -485,7 +485,7 @@ impl Engine {
         let su = f.boolean("is_superuser");
         f.finish()?;
         if let Some(su) = su {
-            self.store
+            self.db
                 .with(|c| Ok(c.execute("UPDATE users SET is_superuser = ?1, is_staff = ?1 WHERE id = ?2", params![su, id])?))?;
         }
         self.get_user(ctx, id)
@@ -495,7 +495,7 @@ impl Engine {
     pub fn delete_user(&self, ctx: &Ctx, id: i64) -> Result<()> {
         self.check_user_write(ctx, id)?;
         self.get_user(ctx, id)?;
-        self.store
+        self.db
             .with(|c| Ok(c.execute("DELETE FROM users WHERE id = ?1", [id]).map(|_| ())?))
     }
 
@@ -521,7 +521,7 @@ impl Engine {
             .filter(|r| !r.is_empty() && r.chars().all(|c| c.is_ascii_digit()))
             .and_then(|r| r.parse::<i64>().ok())
             .ok_or_else(|| "Invalid hyperlink - No URL match.".to_string())?;
-        match self.store.with(|c| user_by_id(c, id)) {
+        match self.db.with(|c| user_by_id(c, id)) {
             Ok(Some(_)) => Ok(id),
             _ => Err("Invalid hyperlink - Object does not exist.".into()),
         }

@@ -176,7 +176,7 @@ impl Engine {
             .map(|name| {
                 let id = self.register_index(name)?;
                 let open: bool = self
-                    .store
+                    .db
                     .with(|c| Ok(c.query_row("SELECT is_open FROM indices WHERE id = ?1", [id], |r| r.get(0))?))?;
                 Ok(self.index_out(ctx, id, name.clone(), open))
             })
@@ -208,7 +208,7 @@ impl Engine {
         for name in self.search.list_indices()? {
             self.register_index(&name)?;
         }
-        let rows: Vec<(i64, String, bool)> = self.store.with(|c| {
+        let rows: Vec<(i64, String, bool)> = self.db.with(|c| {
             let mut st = c.prepare("SELECT id, name, is_open FROM indices ORDER BY id")?;
             let rows = st
                 .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
@@ -236,7 +236,7 @@ impl Engine {
     pub fn delete_index(&self, ctx: &Ctx, id: i64) -> Result<()> {
         let idx = self.get_index(ctx, id)?;
         self.search.delete_index(&idx.name)?;
-        self.store
+        self.db
             .with(|c| Ok(c.execute("DELETE FROM indices WHERE id = ?1", params![id]).map(|_| ())?))
     }
 
@@ -247,7 +247,7 @@ impl Engine {
         let open = f.boolean("is_open");
         f.finish()?;
         if let Some(open) = open {
-            self.store.with(|c| {
+            self.db.with(|c| {
                 Ok(c.execute("UPDATE indices SET is_open = ?1 WHERE id = ?2", params![open, id])
                     .map(|_| ())?)
             })?;

@@ -1,4 +1,4 @@
-//! The engine: all domain behaviour of ta. It owns the state store, the task runner and
+//! The engine: all domain behaviour of ta. It owns the state database (`db`), the task runner and
 //! the compiled-model caches, and exposes one method per operation. It knows nothing
 //! of HTTP or terminals: callers pass a `Ctx` (who is asking, and the base URL that
 //! resource links are built from) and get typed results or an `Error`.
@@ -8,6 +8,7 @@ pub mod anonymizers;
 pub mod classifier;
 pub mod clock;
 pub mod dataset_imports;
+pub mod db;
 pub mod embedding;
 pub mod embeddings;
 pub mod error;
@@ -28,7 +29,6 @@ pub mod regex_taggers;
 pub mod resources;
 pub mod search;
 pub mod searches;
-pub mod store;
 pub mod taggers;
 pub mod tasks;
 pub mod validate;
@@ -57,6 +57,8 @@ pub struct Config {
     pub password_iterations: u32,
     /// The directory holding the language data (`mlp/`); `None`: the data directory.
     pub mlp_data: Option<PathBuf>,
+    /// Language processing settings (languages, Russian tag set, Vabamorf instances).
+    pub mlp: mlp::MlpConfig,
 }
 
 impl Config {
@@ -70,6 +72,7 @@ impl Config {
             search_url: None,
             password_iterations: passwords::DEFAULT_ITERATIONS,
             mlp_data: None,
+            mlp: mlp::MlpConfig::default(),
         }
     }
 }
@@ -84,7 +87,7 @@ pub struct Ctx {
 
 pub struct Engine {
     pub config: Config,
-    store: Arc<store::Store>,
+    db: Arc<db::Db>,
     runner: tasks::TaskRunner,
     sys: Mutex<sysinfo::System>,
     matchers: regex_taggers::MatcherCache,
@@ -96,12 +99,12 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Open the data directory (creating it), migrate the store, fail interrupted
+    /// Open the data directory (creating it), migrate the database, fail interrupted
     /// tasks, and make sure the `admin` superuser exists.
     pub fn open(config: Config) -> Result<Arc<Engine>> {
         std::fs::create_dir_all(&config.data_dir)
             .map_err(|e| error::Error::Internal(format!("cannot create data directory {}: {e}", config.data_dir.display())))?;
-        let store = Arc::new(store::Store::open(&config.data_dir.join("ta.sqlite3"))?);
+        let db = Arc::new(db::Db::open(&config.data_dir.join("ta.sqlite3"))?);
         let mut sys = sysinfo::System::new();
         sys.refresh_cpu_usage();
         let search: Box<dyn search::SearchBackend> = match &config.search_url {
@@ -114,7 +117,7 @@ impl Engine {
         let engine = Engine {
             search,
             runner: tasks::TaskRunner::new(config.task_threads),
-            store,
+            db,
             sys: Mutex::new(sys),
             matchers: Default::default(),
             models: Default::default(),

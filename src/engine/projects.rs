@@ -70,12 +70,12 @@ struct ProjectFields {
 
 impl Engine {
     fn project_exists(&self, pk: i64) -> Result<bool> {
-        self.store
+        self.db
             .with(|c| Ok(c.query_row("SELECT EXISTS(SELECT 1 FROM projects WHERE id = ?1)", [pk], |r| r.get(0))?))
     }
 
     fn is_member(&self, pk: i64, user_id: i64) -> Result<bool> {
-        self.store.with(|c| {
+        self.db.with(|c| {
             Ok(c.query_row(
                 "SELECT EXISTS(SELECT 1 FROM project_users WHERE project_id = ?1 AND user_id = ?2)",
                 [pk, user_id],
@@ -105,7 +105,7 @@ impl Engine {
     }
 
     fn render_project(&self, ctx: &Ctx, pk: i64) -> Result<ProjectOut> {
-        let (title, author): (String, Option<String>) = self.store.with(|c| {
+        let (title, author): (String, Option<String>) = self.db.with(|c| {
             Ok(c.query_row(
                 "SELECT p.title, u.username FROM projects p LEFT JOIN users u ON u.id = p.author_id WHERE p.id = ?1",
                 [pk],
@@ -141,7 +141,7 @@ impl Engine {
     }
 
     fn project_user_ids(&self, pk: i64) -> Result<Vec<i64>> {
-        self.store.with(|c| {
+        self.db.with(|c| {
             let mut st = c.prepare("SELECT user_id FROM project_users WHERE project_id = ?1 ORDER BY user_id")?;
             let ids = st.query_map([pk], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
             Ok(ids)
@@ -150,7 +150,7 @@ impl Engine {
 
     /// Names of the project's open indices, ascending index id.
     pub fn project_indices(&self, pk: i64) -> Result<Vec<String>> {
-        self.store.with(|c| {
+        self.db.with(|c| {
             let mut st = c.prepare(
                 "SELECT i.name FROM project_indices pi JOIN indices i ON i.id = pi.index_id WHERE pi.project_id = ?1 AND i.is_open = 1 ORDER BY i.id",
             )?;
@@ -161,7 +161,7 @@ impl Engine {
 
     /// Detach an index from a project (its data stays in the store).
     pub fn remove_project_index(&self, pk: i64, name: &str) -> Result<()> {
-        self.store.with(|c| {
+        self.db.with(|c| {
             c.execute(
                 "DELETE FROM project_indices WHERE project_id = ?1 AND index_id IN (SELECT id FROM indices WHERE name = ?2)",
                 params![pk, name],
@@ -172,7 +172,7 @@ impl Engine {
 
     /// Register an index name in the store's catalogue (idempotent); returns its id.
     pub fn register_index(&self, name: &str) -> Result<i64> {
-        self.store.with(|c| {
+        self.db.with(|c| {
             c.execute("INSERT OR IGNORE INTO indices (name) VALUES (?1)", [name])?;
             Ok(c.query_row("SELECT id FROM indices WHERE name = ?1", [name], |r| r.get(0))?)
         })
@@ -181,7 +181,7 @@ impl Engine {
     /// Attach an index to a project (registering it first).
     pub fn add_project_index(&self, pk: i64, name: &str) -> Result<()> {
         let id = self.register_index(name)?;
-        self.store.with(|c| {
+        self.db.with(|c| {
             Ok(c.execute(
                 "INSERT OR IGNORE INTO project_indices (project_id, index_id) VALUES (?1, ?2)",
                 [pk, id],
@@ -232,7 +232,7 @@ impl Engine {
     }
 
     fn write_project(&self, pk: i64, p: &ProjectFields) -> Result<()> {
-        self.store.tx(|tx| {
+        self.db.tx(|tx| {
             if let Some(t) = &p.title {
                 tx.execute("UPDATE projects SET title = ?1 WHERE id = ?2", params![t, pk])?;
             }
@@ -270,7 +270,7 @@ impl Engine {
             ],
         );
         let title = query.get("title").cloned().unwrap_or_default();
-        let ids: Vec<i64> = self.store.with(|c| {
+        let ids: Vec<i64> = self.db.with(|c| {
             let sql = format!(
                 "SELECT p.id,
                     (SELECT COUNT(*) FROM project_users x WHERE x.project_id = p.id) AS users_count,
@@ -295,7 +295,7 @@ impl Engine {
             return Err(Error::Forbidden(NO_PERMISSION.into()));
         }
         let p = self.parse_project(body, Mode::Full)?;
-        let pk = self.store.with(|c| {
+        let pk = self.db.with(|c| {
             c.execute(
                 "INSERT INTO projects (title, author_id) VALUES (?1, ?2)",
                 params![p.title, ctx.user.id],
@@ -332,7 +332,7 @@ impl Engine {
     /// DELETE /projects/{pk}/ — removes the project and all its resources (not index data).
     pub fn delete_project(&self, ctx: &Ctx, pk: i64) -> Result<()> {
         self.check_project_admin(ctx, pk)?;
-        self.store
+        self.db
             .with(|c| Ok(c.execute("DELETE FROM projects WHERE id = ?1", [pk]).map(|_| ())?))
     }
 

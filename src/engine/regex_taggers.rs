@@ -471,7 +471,7 @@ impl Engine {
 
     /// The project a resource belongs to (CLI convenience when `--project` is omitted).
     pub fn project_of(&self, ctx: &Ctx, kind: Kind, id: i64) -> Result<i64> {
-        let pk: Option<i64> = self.store.with(|c| {
+        let pk: Option<i64> = self.db.with(|c| {
             use rusqlite::OptionalExtension;
             Ok(c.query_row(
                 "SELECT project_id FROM resources WHERE kind = ?1 AND id = ?2",

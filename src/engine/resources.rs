@@ -146,7 +146,7 @@ fn row(r: &rusqlite::Row) -> rusqlite::Result<Resource> {
 impl Engine {
     /// Insert a resource; returns its id.
     pub fn insert_resource(&self, kind: Kind, ctx: &Ctx, project: i64, description: &str, config: &Value) -> Result<i64> {
-        self.store.tx(|tx| {
+        self.db.tx(|tx| {
             tx.execute(
                 "INSERT INTO sequences (kind, last) VALUES (?1, 1) ON CONFLICT(kind) DO UPDATE SET last = last + 1",
                 [kind.tag()],
@@ -162,7 +162,7 @@ impl Engine {
 
     /// A resource of `kind` in `project`, or 404.
     pub fn resource(&self, kind: Kind, project: i64, id: i64) -> Result<Resource> {
-        self.store
+        self.db
             .with(|c| {
                 Ok(c.query_row(
                     &format!("SELECT {COLS} FROM resources r LEFT JOIN users u ON u.id = r.author_id WHERE r.kind = ?1 AND r.project_id = ?2 AND r.id = ?3"),
@@ -176,7 +176,7 @@ impl Engine {
 
     /// Whether a resource of `kind` with this id exists in any project.
     pub fn resource_exists(&self, kind: Kind, id: i64) -> Result<bool> {
-        self.store.with(|c| {
+        self.db.with(|c| {
             Ok(c.query_row(
                 "SELECT EXISTS(SELECT 1 FROM resources WHERE kind = ?1 AND id = ?2)",
                 params![kind.tag(), id],
@@ -196,7 +196,7 @@ impl Engine {
 
     /// All resources of `kind` in `project`, ascending id.
     pub fn all_resources(&self, kind: Kind, project: i64) -> Result<Vec<Resource>> {
-        self.store.with(|c| {
+        self.db.with(|c| {
             let mut st = c.prepare(&format!(
                 "SELECT {COLS} FROM resources r LEFT JOIN users u ON u.id = r.author_id WHERE r.kind = ?1 AND r.project_id = ?2 ORDER BY r.id"
             ))?;
@@ -213,7 +213,7 @@ impl Engine {
             &[("id", "r.id"), ("author__username", "u.username"), ("description", "r.description")],
         );
         let filter = query.get("description").cloned().unwrap_or_default();
-        let all: Vec<Resource> = self.store.with(|c| {
+        let all: Vec<Resource> = self.db.with(|c| {
             let mut st = c.prepare(&format!(
                 "SELECT {COLS} FROM resources r LEFT JOIN users u ON u.id = r.author_id
                  WHERE r.kind = ?1 AND r.project_id = ?2 AND instr(lower(r.description), lower(?3)) > 0 ORDER BY {order}"
@@ -229,7 +229,7 @@ impl Engine {
     }
 
     pub fn update_resource(&self, kind: Kind, id: i64, description: &str, config: &Value) -> Result<()> {
-        self.store.with(|c| {
+        self.db.with(|c| {
             c.execute(
                 "UPDATE resources SET description = ?1, config = ?2 WHERE kind = ?3 AND id = ?4",
                 params![description, config.to_string(), kind.tag(), id],
@@ -239,7 +239,7 @@ impl Engine {
     }
 
     pub fn set_resource_task(&self, kind: Kind, id: i64, task: i64) -> Result<()> {
-        self.store.with(|c| {
+        self.db.with(|c| {
             Ok(c.execute(
                 "UPDATE resources SET task_id = ?1 WHERE kind = ?2 AND id = ?3",
                 params![task, kind.tag(), id],
@@ -250,7 +250,7 @@ impl Engine {
 
     pub fn delete_resource(&self, kind: Kind, project: i64, id: i64) -> Result<()> {
         self.resource(kind, project, id)?;
-        self.store.with(|c| {
+        self.db.with(|c| {
             Ok(
                 c.execute("DELETE FROM resources WHERE kind = ?1 AND id = ?2", params![kind.tag(), id])
                     .map(|_| ())?,
@@ -261,7 +261,7 @@ impl Engine {
     /// Deletes the resources of `kind` in `project` with these ids (others are skipped) and
     /// their tasks; the counts as bulk_delete answers them.
     pub fn bulk_delete(&self, kind: Kind, project: i64, ids: &[i64]) -> Result<BulkDeleteOut> {
-        let n = self.store.tx(|tx| {
+        let n = self.db.tx(|tx| {
             let (mut n, mut tasks) = (0, 0);
             for id in ids {
                 let row: Option<Option<i64>> = tx
@@ -295,7 +295,7 @@ impl Engine {
 
     /// Replace the member set (of `member_kind`) of a group resource.
     pub fn set_members(&self, owner: (Kind, i64), member_kind: Kind, members: &[i64]) -> Result<()> {
-        self.store.tx(|tx| {
+        self.db.tx(|tx| {
             tx.execute(
                 "DELETE FROM resource_members WHERE owner_kind = ?1 AND owner_id = ?2 AND member_kind = ?3",
                 params![owner.0.tag(), owner.1, member_kind.tag()],
@@ -312,7 +312,7 @@ impl Engine {
 
     /// Member ids (of `member_kind`) of a group, ascending.
     pub fn members(&self, owner: (Kind, i64), member_kind: Kind) -> Result<Vec<i64>> {
-        self.store.with(|c| {
+        self.db.with(|c| {
             let mut st = c.prepare(
                 "SELECT member_id FROM resource_members WHERE owner_kind = ?1 AND owner_id = ?2 AND member_kind = ?3 ORDER BY member_id",
             )?;
@@ -325,7 +325,7 @@ impl Engine {
 
     /// Groups (of `owner_kind`) containing `member`: `(id, description)`, ascending id.
     pub fn owners(&self, member: (Kind, i64), owner_kind: Kind) -> Result<Vec<(i64, String)>> {
-        self.store.with(|c| {
+        self.db.with(|c| {
             let mut st = c.prepare(
                 "SELECT r.id, r.description FROM resource_members m JOIN resources r ON r.kind = m.owner_kind AND r.id = m.owner_id
                  WHERE m.member_kind = ?1 AND m.member_id = ?2 AND m.owner_kind = ?3 ORDER BY r.id",

@@ -3,8 +3,8 @@
 //! on a bounded worker pool off the request runtime and reports into its row through a
 //! `TaskHandle`. Tasks found unfinished at start-up were interrupted and are marked failed;
 //! a failed task can be retried from what its row holds (`Engine::retry_task`).
+use super::db::Db;
 use super::error::{Error, Result};
-use super::store::Store;
 use super::{clock, Ctx, Engine};
 use rusqlite::{params, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
@@ -152,8 +152,8 @@ fn row(r: &Row) -> rusqlite::Result<TaskInfo> {
     })
 }
 
-fn load(store: &Store, id: i64) -> Result<Option<TaskInfo>> {
-    store.with(|c| {
+fn load(db: &Db, id: i64) -> Result<Option<TaskInfo>> {
+    db.with(|c| {
         Ok(c.query_row(&format!("SELECT {COLS} FROM tasks WHERE id = ?1"), [id], row)
             .optional()?)
     })
@@ -171,16 +171,16 @@ fn push_error(errors: &str, msg: &str) -> String {
 
 /// What a running job uses to report; every call commits to the task row.
 pub struct TaskHandle {
-    store: Arc<Store>,
+    db: Arc<Db>,
     pub id: i64,
     observer: Option<Observer>,
 }
 
 impl TaskHandle {
     fn update(&self, sql: &str, p: impl rusqlite::Params) -> Result<()> {
-        self.store.with(|c| Ok(c.execute(sql, p).map(|_| ())?))?;
+        self.db.with(|c| Ok(c.execute(sql, p).map(|_| ())?))?;
         if let Some(obs) = &self.observer {
-            if let Some(t) = load(&self.store, self.id)? {
+            if let Some(t) = load(&self.db, self.id)? {
                 obs(&t.task);
             }
         }
@@ -220,7 +220,7 @@ impl TaskHandle {
     /// Record a non-fatal error (e.g. a malformed row) without stopping.
     pub fn add_error(&self, msg: &str) -> Result<()> {
         let errors: String = self
-            .store
+            .db
             .with(|c| Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [self.id], |r| r.get(0))?))?;
         self.update(
             "UPDATE tasks SET errors = ?1 WHERE id = ?2",
@@ -238,7 +238,7 @@ impl TaskHandle {
 
     fn fail(&self, msg: &str) -> Result<()> {
         let errors: String = self
-            .store
+            .db
             .with(|c| Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [self.id], |r| r.get(0))?))?;
         let now = clock::now();
         self.update(
@@ -289,16 +289,16 @@ impl Engine {
     /// Mark tasks left unfinished by a previous process as failed.
     pub(super) fn fail_interrupted_tasks(&self) -> Result<()> {
         let now = clock::now();
-        let ids: Vec<i64> = self.store.with(|c| {
+        let ids: Vec<i64> = self.db.with(|c| {
             let mut st = c.prepare(&format!("SELECT id FROM tasks WHERE status IN {}", TaskStatus::active_sql()))?;
             let ids = st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
             Ok(ids)
         })?;
         for id in ids {
             let errors: String = self
-                .store
+                .db
                 .with(|c| Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [id], |r| r.get(0))?))?;
-            self.store.with(|c| {
+            self.db.with(|c| {
                 c.execute(
                     "UPDATE tasks SET status = ?1, errors = ?2, last_update = ?3, time_completed = ?3 WHERE id = ?4",
                     params![TaskStatus::Failed.as_str(), push_error(&errors, "interrupted by restart"), now, id],
@@ -312,7 +312,7 @@ impl Engine {
     /// Create a task row in `created` state (committed before any response is sent).
     pub fn create_task(&self, kind: &TaskKind, project: Option<i64>) -> Result<i64> {
         let params_json = serde_json::to_string(kind).map_err(Error::internal)?;
-        self.store.with(|c| {
+        self.db.with(|c| {
             c.execute(
                 "INSERT INTO tasks (kind, project_id, status, time_started, params) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![kind.name(), project, TaskStatus::Created.as_str(), clock::now(), params_json],
@@ -323,7 +323,7 @@ impl Engine {
 
     /// The task object of `id`, if it exists.
     pub fn task(&self, id: i64) -> Result<Option<TaskOut>> {
-        Ok(load(&self.store, id)?.map(|t| t.task))
+        Ok(load(&self.db, id)?.map(|t| t.task))
     }
 
     /// Run `job` for task `id`: in the background on the worker pool, or — when an
@@ -331,7 +331,7 @@ impl Engine {
     pub fn run_task(&self, id: i64, job: Job, observer: Option<Observer>) {
         let foreground = observer.is_some();
         let handle = TaskHandle {
-            store: self.store.clone(),
+            db: self.db.clone(),
             id,
             observer,
         };
@@ -344,7 +344,7 @@ impl Engine {
 
     /// Tasks visible to the caller (all for superusers, else those of their projects).
     pub fn list_tasks(&self, ctx: &Ctx) -> Result<Vec<TaskInfo>> {
-        self.store.with(|c| {
+        self.db.with(|c| {
             let mut st = c.prepare(&format!(
                 "SELECT {COLS} FROM tasks t WHERE ?1 OR EXISTS(SELECT 1 FROM project_users m WHERE m.project_id = t.project_id AND m.user_id = ?2) ORDER BY id"
             ))?;
@@ -376,7 +376,7 @@ impl Engine {
             .ok_or_else(|| Error::BadRequest("This task belongs to no project.".into()))?;
         self.check_project_access(ctx, pk)?;
         let stored: String = self
-            .store
+            .db
             .with(|c| Ok(c.query_row("SELECT params FROM tasks WHERE id = ?1", [id], |r| r.get(0))?))?;
         let kind: TaskKind = serde_json::from_str(&stored).map_err(|_| {
             Error::BadRequest(format!(
@@ -416,7 +416,7 @@ impl Engine {
 
     /// Number of tasks not yet finished (health).
     pub fn active_tasks(&self) -> Result<i64> {
-        self.store.with(|c| {
+        self.db.with(|c| {
             Ok(c.query_row(
                 &format!("SELECT COUNT(*) FROM tasks WHERE status IN {}", TaskStatus::active_sql()),
                 [],

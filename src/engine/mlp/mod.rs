@@ -62,8 +62,8 @@ impl Lang {
     }
 }
 
-/// Engine settings (env: `TA_MLP_LANGUAGES`, `TA_MLP_DEFAULT_LANGUAGE`, `TA_MLP_RU_POS`,
-/// `TA_MLP_ET_INSTANCES`).
+/// Engine settings (the CLI face fills them from `TA_MLP_LANGUAGES`,
+/// `TA_MLP_DEFAULT_LANGUAGE`, `TA_MLP_RU_POS` and `TA_MLP_ET_INSTANCES`).
 #[derive(Debug, Clone)]
 pub struct MlpConfig {
     pub languages: Vec<Lang>,
@@ -84,32 +84,6 @@ impl Default for MlpConfig {
             et_instances: 0,
             version: "0.1.0".into(),
         }
-    }
-}
-
-impl MlpConfig {
-    /// Defaults overridden by the `TA_MLP_*` environment variables; unknown codes are ignored.
-    pub fn from_env() -> MlpConfig {
-        let mut cfg = MlpConfig::default();
-        if let Ok(list) = std::env::var("TA_MLP_LANGUAGES") {
-            let langs: Vec<Lang> = list.split(',').filter_map(|c| Lang::from_code(c.trim())).collect();
-            if !langs.is_empty() {
-                cfg.languages = langs;
-            }
-        }
-        if let Some(lang) = std::env::var("TA_MLP_DEFAULT_LANGUAGE")
-            .ok()
-            .and_then(|c| Lang::from_code(c.trim()))
-        {
-            cfg.default_language = lang;
-        }
-        if std::env::var("TA_MLP_RU_POS").is_ok_and(|v| v.eq_ignore_ascii_case("x")) {
-            cfg.ru_pos = RuPos::X;
-        }
-        if let Some(n) = std::env::var("TA_MLP_ET_INSTANCES").ok().and_then(|v| v.trim().parse().ok()) {
-            cfg.et_instances = n;
-        }
-        cfg
     }
 }
 

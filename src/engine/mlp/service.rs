@@ -44,7 +44,7 @@ impl Engine {
         self.mlp.get_or_init(|| {
             let cfg = MlpConfig {
                 version: env!("CARGO_PKG_VERSION").into(),
-                ..MlpConfig::from_env()
+                ..self.config.mlp.clone()
             };
             let engine = MlpEngine::load(&data_root(&self.config), cfg);
             for e in engine.load_errors() {

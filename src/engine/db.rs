@@ -1,6 +1,6 @@
-//! The state store: one SQLite database (WAL mode) under the data directory, with
-//! versioned migrations applied at open. All access goes through `Store::with` /
-//! `Store::tx`, which serialise use of the single connection.
+//! The state database: one SQLite database (WAL mode) under the data directory, with
+//! versioned migrations applied at open. All access goes through `Db::with` /
+//! `Db::tx`, which serialise use of the single connection.
 use super::error::Result;
 use rusqlite::{Connection, Transaction};
 use std::path::Path;
@@ -93,21 +93,21 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE tasks ADD COLUMN params TEXT NOT NULL DEFAULT '{}';",
 ];
 
-pub struct Store {
+pub struct Db {
     conn: Mutex<Connection>,
 }
 
-impl Store {
+impl Db {
     /// Open (creating if needed) the database at `path` and bring its schema up to date.
-    pub fn open(path: &Path) -> Result<Store> {
+    pub fn open(path: &Path) -> Result<Db> {
         let conn = Connection::open(path)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        let store = Store { conn: Mutex::new(conn) };
-        store.migrate()?;
-        Ok(store)
+        let db = Db { conn: Mutex::new(conn) };
+        db.migrate()?;
+        Ok(db)
     }
 
     fn migrate(&self) -> Result<()> {
