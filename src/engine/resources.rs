@@ -49,44 +49,29 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn tag(self) -> &'static str {
+    /// The kind's names, in one place: its tag in the state database, its route segment and
+    /// the reference's model label (bulk_delete's `deleted_types`).
+    fn names(self) -> (&'static str, &'static str, &'static str) {
         match self {
-            Kind::RegexTagger => "regex_tagger",
-            Kind::RegexTaggerGroup => "regex_tagger_group",
-            Kind::Anonymizer => "anonymizer",
-            Kind::DatasetImport => "dataset_import",
-            Kind::Tagger => "tagger",
-            Kind::TaggerGroup => "tagger_group",
-            Kind::Embedding => "embedding",
-            Kind::Lexicon => "lexicon",
-            Kind::Search => "search",
+            Kind::RegexTagger => ("regex_tagger", "regex_taggers", "regex_tagger.RegexTagger"),
+            Kind::RegexTaggerGroup => ("regex_tagger_group", "regex_tagger_groups", "regex_tagger.RegexTaggerGroup"),
+            Kind::Anonymizer => ("anonymizer", "anonymizers", "anonymizer.Anonymizer"),
+            Kind::DatasetImport => ("dataset_import", "dataset_imports", "dataset_import.DatasetImport"),
+            Kind::Tagger => ("tagger", "taggers", "tagger.Tagger"),
+            Kind::TaggerGroup => ("tagger_group", "tagger_groups", "tagger.TaggerGroup"),
+            Kind::Embedding => ("embedding", "embeddings", "embedding.Embedding"),
+            Kind::Lexicon => ("lexicon", "lexicons", "lexicon.Lexicon"),
+            Kind::Search => ("search", "searches", "core.Search"),
         }
+    }
+    pub fn tag(self) -> &'static str {
+        self.names().0
     }
     pub fn route(self) -> &'static str {
-        match self {
-            Kind::RegexTagger => "regex_taggers",
-            Kind::RegexTaggerGroup => "regex_tagger_groups",
-            Kind::Anonymizer => "anonymizers",
-            Kind::DatasetImport => "dataset_imports",
-            Kind::Tagger => "taggers",
-            Kind::TaggerGroup => "tagger_groups",
-            Kind::Embedding => "embeddings",
-            Kind::Lexicon => "lexicons",
-            Kind::Search => "searches",
-        }
+        self.names().1
     }
     pub fn model_label(self) -> &'static str {
-        match self {
-            Kind::RegexTagger => "regex_tagger.RegexTagger",
-            Kind::RegexTaggerGroup => "regex_tagger.RegexTaggerGroup",
-            Kind::Anonymizer => "anonymizer.Anonymizer",
-            Kind::DatasetImport => "dataset_import.DatasetImport",
-            Kind::Tagger => "tagger.Tagger",
-            Kind::TaggerGroup => "tagger.TaggerGroup",
-            Kind::Embedding => "embedding.Embedding",
-            Kind::Lexicon => "lexicon.Lexicon",
-            Kind::Search => "core.Search",
-        }
+        self.names().2
     }
 }
 
