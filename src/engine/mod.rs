@@ -20,6 +20,7 @@ pub mod lexicons;
 pub mod lines;
 pub mod mlp;
 pub mod models;
+pub mod neural;
 pub mod operations;
 pub mod passwords;
 pub mod projects;

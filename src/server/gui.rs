@@ -9,8 +9,8 @@ use axum::Router;
 
 #[derive(rust_embed::RustEmbed)]
 #[folder = "gui/"]
-#[exclude = "e2e/*"]
-#[exclude = "tests/*"]
+#[exclude = "e2e/**"]
+#[exclude = "tests/**"]
 struct Assets;
 
 const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; \

@@ -23,6 +23,8 @@ pub enum NeuralError {
     Cancelled,
     #[error("not a valid neural tagger model: {0}")]
     InvalidModel(String),
+    #[error("could not draw the plot: {0}")]
+    Plot(String),
     #[error("tensor backend error: {0}")]
     Backend(#[from] candle_core::Error),
 }

@@ -24,11 +24,13 @@ pub struct Confusion {
 }
 
 impl Confusion {
-    /// Tallies `pairs` of (true, predicted) class indices below `classes`.
+    /// Tallies `pairs` of (true, predicted) class indices; pairs with an index of `classes` or more are skipped.
     pub fn new(classes: usize, pairs: impl IntoIterator<Item = (usize, usize)>) -> Self {
         let mut matrix = vec![vec![0; classes]; classes];
         for (truth, predicted) in pairs {
-            matrix[truth][predicted] += 1;
+            if let Some(cell) = matrix.get_mut(truth).and_then(|row| row.get_mut(predicted)) {
+                *cell += 1;
+            }
         }
         Self { matrix }
     }

@@ -11,8 +11,8 @@ use serde_json::json;
 
 use super::error::{NeuralError, Result};
 use super::network::{Architecture, EMBEDDING};
+use super::settings::MAX_SIZE;
 use super::tagger::NeuralTagger;
-use super::train::MAX_SIZE;
 use super::vocab::Vocabulary;
 
 const MAGIC: &[u8; 8] = b"TANEURAL";

@@ -13,25 +13,34 @@ pub trait Real: WithDType + Default + PartialOrd + Add<Output = Self> + Sub<Outp
     fn recip(self) -> Self;
 }
 
-macro_rules! real {
-    ($t:ty) => {
-        impl Real for $t {
-            const ZERO: Self = 0.0;
-            const ONE: Self = 1.0;
-            fn tanh(self) -> Self {
-                <$t>::tanh(self)
-            }
-            fn sigmoid(self) -> Self {
-                1.0 / (1.0 + (-self).exp())
-            }
-            fn recip(self) -> Self {
-                1.0 / self
-            }
-        }
-    };
+impl Real for f32 {
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    /// Through `exp`, which is several times faster than libm's `tanhf` (absolute error about 1e-7).
+    fn tanh(self) -> Self {
+        1.0 - 2.0 / ((2.0 * self).exp() + 1.0)
+    }
+    fn sigmoid(self) -> Self {
+        1.0 / (1.0 + (-self).exp())
+    }
+    fn recip(self) -> Self {
+        1.0 / self
+    }
 }
-real!(f32);
-real!(f64);
+
+impl Real for f64 {
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    fn tanh(self) -> Self {
+        f64::tanh(self)
+    }
+    fn sigmoid(self) -> Self {
+        1.0 / (1.0 + (-self).exp())
+    }
+    fn recip(self) -> Self {
+        1.0 / self
+    }
+}
 
 /// The contiguous values of a storage, or an error for other layouts.
 pub fn contiguous<'a, T: WithDType>(storage: &'a CpuStorage, layout: &Layout) -> Result<&'a [T]> {

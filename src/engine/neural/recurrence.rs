@@ -4,10 +4,11 @@
 //! `z_t = g_t + h_{t-1} · W_hhᵀ`, gates i, f, g, o (PyTorch / candle-nn order), `c_t = f ⊙ c_{t-1} + i ⊙ g`,
 //! `h_t = o ⊙ tanh(c_t)`, over packed sequences: step t holds the first `active[t]` rows of the batch (rows sorted
 //! longest first), so each row stops at its own length. Unrolling candle-nn's `LSTM::step` instead builds ~20 graph
-//! nodes per token and cost about 40 s per RCNN batch on two cores; the tests check this operation against
-//! `candle_nn::rnn::LSTM` and finite differences. Several independent directions are processed in parallel.
+//! nodes per token (tens of seconds per RCNN batch on two cores, measured); the tests check this operation against
+//! `candle_nn::rnn::LSTM` and finite differences. Independent directions run in parallel.
 
-use std::sync::Arc;
+use std::any::Any;
+use std::sync::{Arc, Mutex};
 
 use candle_core::backend::BackendStorage;
 use candle_core::{CpuStorage, CustomOp2, DType, Device, Layout, Result, Shape, Tensor};
@@ -17,26 +18,38 @@ use super::real::{contiguous, output, Real};
 
 /// Runs `directions` independent LSTM recurrences: `gates` is `[directions, positions, 4 * hidden]` (projected
 /// inputs, packed by step), `w_hh` is `[directions, 4 * hidden, hidden]`; the result holds the hidden state of
-/// every packed position, `[directions, positions, hidden]`.
-/// The operation has a CPU kernel only; tensors on another device make a round trip through the CPU.
+/// every packed position, `[directions, positions, hidden]`. The operation has a CPU kernel only; tensors on
+/// another device make a round trip through the CPU.
 pub fn lstm_recurrence(gates: &Tensor, w_hh: &Tensor, active: &Arc<Vec<usize>>) -> Result<Tensor> {
     let cpu = Device::Cpu;
+    let op = Recurrence {
+        active: active.clone(),
+        saved: Mutex::new(None),
+    };
     let out = gates
         .to_device(&cpu)?
         .contiguous()?
-        .apply_op2(&w_hh.to_device(&cpu)?.contiguous()?, Recurrence { active: active.clone() })?;
+        .apply_op2(&w_hh.to_device(&cpu)?.contiguous()?, op)?;
     out.to_device(gates.device())
 }
 
 struct Recurrence {
     active: Arc<Vec<usize>>,
+    /// The forward pass's gate activations and cell states (`Vec<Trace<T>>`), kept for the backward pass.
+    saved: Mutex<Option<Box<dyn Any + Send>>>,
 }
 
-/// Shapes of one call: directions, positions, hidden width.
+/// Shapes of one call.
 struct Dims {
     directions: usize,
     positions: usize,
     hidden: usize,
+}
+
+/// Gate activations (`[positions, 4 * hidden]`: i, f, g, o) and cell states (`[positions, hidden]`) of one direction.
+struct Trace<T> {
+    acts: Vec<T>,
+    cells: Vec<T>,
 }
 
 impl Recurrence {
@@ -55,46 +68,64 @@ impl Recurrence {
 
     fn forward<T: Real>(&self, gates: &[T], w_hh: &[T], d: &Dims) -> Vec<T> {
         let (n, h) = (d.positions, d.hidden);
-        let mut out = vec![T::ZERO; d.directions * n * h];
-        if out.is_empty() {
-            return out;
+        let runs: Vec<(Vec<T>, Trace<T>)> = (0..d.directions)
+            .into_par_iter()
+            .map(|k| {
+                forward_one(
+                    &self.active,
+                    &gates[k * n * 4 * h..][..n * 4 * h],
+                    &w_hh[k * 4 * h * h..][..4 * h * h],
+                    h,
+                )
+            })
+            .collect();
+        let mut hidden = Vec::with_capacity(d.directions * n * h);
+        let mut traces = Vec::with_capacity(d.directions);
+        for (hs, trace) in runs {
+            hidden.extend(hs);
+            traces.push(trace);
         }
-        out.par_chunks_mut(n * h).enumerate().for_each(|(k, hs)| {
-            let mut cs = vec![T::ZERO; n * h];
-            let mut z = vec![T::ZERO; 4 * h];
-            let w_t = transpose(&w_hh[k * 4 * h * h..(k + 1) * 4 * h * h], 4 * h, h);
-            let g = &gates[k * n * 4 * h..(k + 1) * n * 4 * h];
-            run_steps(&self.active, |offset, prev, rows| {
-                for r in 0..rows {
-                    let p = offset + r;
-                    z.copy_from_slice(&g[p * 4 * h..(p + 1) * 4 * h]);
-                    if let Some(prev) = prev {
-                        axpy_rows(&mut z, &hs[(prev + r) * h..(prev + r + 1) * h], &w_t);
-                    }
-                    for j in 0..h {
-                        let (i, f, gg, o) = (z[j].sigmoid(), z[h + j].sigmoid(), z[2 * h + j].tanh(), z[3 * h + j].sigmoid());
-                        let c_prev = prev.map_or(T::ZERO, |q| cs[(q + r) * h + j]);
-                        let c = f * c_prev + i * gg;
-                        cs[p * h + j] = c;
-                        hs[p * h + j] = o * c.tanh();
-                    }
-                }
-            });
-        });
-        out
+        if let Ok(mut saved) = self.saved.lock() {
+            *saved = Some(Box::new(traces));
+        }
+        hidden
     }
 
     /// Gradients of the gates and of `w_hh` given the gradient of every hidden state.
     fn backward<T: Real>(&self, gates: &[T], w_hh: &[T], hs: &[T], grad_h: &[T], d: &Dims) -> (Vec<T>, Vec<T>) {
         let (n, h) = (d.positions, d.hidden);
-        let parts: Vec<(Vec<T>, Vec<T>)> = (0..d.directions)
-            .into_par_iter()
-            .map(|k| {
-                let g = &gates[k * n * 4 * h..(k + 1) * n * 4 * h];
-                let w = &w_hh[k * 4 * h * h..(k + 1) * 4 * h * h];
-                let hs = &hs[k * n * h..(k + 1) * n * h];
-                let grad_h = &grad_h[k * n * h..(k + 1) * n * h];
-                backward_one(&self.active, g, w, hs, grad_h, h)
+        let saved = self
+            .saved
+            .lock()
+            .ok()
+            .and_then(|mut s| s.take())
+            .and_then(|b| b.downcast::<Vec<Trace<T>>>().ok());
+        let traces: Vec<Trace<T>> = match saved {
+            Some(traces) if traces.len() == d.directions => *traces,
+            _ => (0..d.directions)
+                .map(|k| {
+                    forward_one(
+                        &self.active,
+                        &gates[k * n * 4 * h..][..n * 4 * h],
+                        &w_hh[k * 4 * h * h..][..4 * h * h],
+                        h,
+                    )
+                    .1
+                })
+                .collect(),
+        };
+        let parts: Vec<(Vec<T>, Vec<T>)> = traces
+            .par_iter()
+            .enumerate()
+            .map(|(k, trace)| {
+                backward_one(
+                    &self.active,
+                    trace,
+                    &w_hh[k * 4 * h * h..][..4 * h * h],
+                    &hs[k * n * h..][..n * h],
+                    &grad_h[k * n * h..][..n * h],
+                    h,
+                )
             })
             .collect();
         let mut grad_gates = Vec::with_capacity(d.directions * n * 4 * h);
@@ -107,29 +138,38 @@ impl Recurrence {
     }
 }
 
-/// Backpropagation through time for one direction.
-fn backward_one<T: Real>(active: &[usize], g: &[T], w: &[T], hs: &[T], grad_h: &[T], h: usize) -> (Vec<T>, Vec<T>) {
-    let n = active.iter().sum::<usize>();
+/// Forward pass of one direction: the hidden state of every position and the trace for the backward pass.
+fn forward_one<T: Real>(active: &[usize], g: &[T], w: &[T], h: usize) -> (Vec<T>, Trace<T>) {
+    let n = g.len() / (4 * h).max(1);
     let w_t = transpose(w, 4 * h, h);
-    // Recompute the gate activations and cell states from the known hidden states.
+    let mut hs = vec![T::ZERO; n * h];
     let mut acts = vec![T::ZERO; n * 4 * h];
-    let mut cs = vec![T::ZERO; n * h];
+    let mut cells = vec![T::ZERO; n * h];
     run_steps(active, |offset, prev, rows| {
         for r in 0..rows {
             let p = offset + r;
             let z = &mut acts[p * 4 * h..(p + 1) * 4 * h];
             z.copy_from_slice(&g[p * 4 * h..(p + 1) * 4 * h]);
-            if let Some(prev) = prev {
-                axpy_rows(z, &hs[(prev + r) * h..(prev + r + 1) * h], &w_t);
+            if let Some(q) = prev {
+                axpy_rows(z, &hs[(q + r) * h..(q + r + 1) * h], &w_t);
             }
             for j in 0..h {
                 let (i, f, gg, o) = (z[j].sigmoid(), z[h + j].sigmoid(), z[2 * h + j].tanh(), z[3 * h + j].sigmoid());
                 (z[j], z[h + j], z[2 * h + j], z[3 * h + j]) = (i, f, gg, o);
-                let c_prev = prev.map_or(T::ZERO, |q| cs[(q + r) * h + j]);
-                cs[p * h + j] = f * c_prev + i * gg;
+                let c_prev = prev.map_or(T::ZERO, |q| cells[(q + r) * h + j]);
+                let c = f * c_prev + i * gg;
+                cells[p * h + j] = c;
+                hs[p * h + j] = o * c.tanh();
             }
         }
     });
+    (hs, Trace { acts, cells })
+}
+
+/// Backpropagation through time for one direction.
+fn backward_one<T: Real>(active: &[usize], trace: &Trace<T>, w: &[T], hs: &[T], grad_h: &[T], h: usize) -> (Vec<T>, Vec<T>) {
+    let (acts, cs) = (&trace.acts, &trace.cells);
+    let n = cs.len() / h.max(1);
     let offsets = step_offsets(active);
     let mut grad_gates = vec![T::ZERO; n * 4 * h];
     let mut grad_w = vec![T::ZERO; 4 * h * h];
@@ -193,11 +233,7 @@ fn run_steps(active: &[usize], mut step: impl FnMut(usize, Option<usize>, usize)
 fn step_offsets(active: &[usize]) -> Vec<usize> {
     active
         .iter()
-        .scan(0, |offset, &rows| {
-            let start = *offset;
-            *offset += rows;
-            Some(start)
-        })
+        .scan(0, |offset, &rows| Some(std::mem::replace(offset, *offset + rows)))
         .collect()
 }
 

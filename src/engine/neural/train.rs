@@ -11,111 +11,14 @@ use rayon::prelude::*;
 use super::batch::Batch;
 use super::error::{NeuralError, Result};
 use super::metrics::{Confusion, EpochReport, Scores};
-use super::network::{initial_embedding, Architecture, Network, EMBEDDING};
+use super::network::{initial_embedding, Network, EMBEDDING};
 use super::seeded::Seeded;
+use super::settings::{TrainSettings, MAX_SIZE, TRAINABLE_DIM};
 use super::split::{split, MIN_EXAMPLES};
 use super::tagger::{predict, NeuralTagger};
 use super::vocab::{tokenize, Vocabulary};
+use super::word_vectors::WordVectors;
 use super::words::WordTable;
-
-/// Upper bound of `epochs`.
-pub const MAX_EPOCHS: usize = 1000;
-/// Upper bound of `max_tokens`, `batch_size` and a frozen embedding's width.
-pub const MAX_SIZE: usize = 100_000;
-/// Width of a trainable embedding (used when no frozen one is given).
-pub const TRAINABLE_DIM: usize = 100;
-/// Stack of the training thread: autograd walks and drops the unrolled LSTM graph recursively.
-const TRAINING_STACK: usize = 1 << 30;
-
-/// Word vectors of a frozen embedding.
-pub trait WordVectors {
-    /// Width of every vector.
-    fn dim(&self) -> usize;
-    /// The vector of `word`, if known.
-    fn vector(&self, word: &str) -> Option<&[f32]>;
-}
-
-/// A word-vector table held in memory.
-#[derive(Debug, Clone, Default)]
-pub struct WordVectorMap {
-    pub dim: usize,
-    pub vectors: HashMap<String, Vec<f32>>,
-}
-
-impl WordVectors for WordVectorMap {
-    fn dim(&self) -> usize {
-        self.dim
-    }
-
-    fn vector(&self, word: &str) -> Option<&[f32]> {
-        self.vectors.get(word).map(Vec::as_slice)
-    }
-}
-
-/// How to train. `TrainSettings::new` gives the reference configuration.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TrainSettings {
-    pub architecture: Architecture,
-    /// Number of epochs, 1 to `MAX_EPOCHS` (default 5).
-    pub epochs: usize,
-    /// Seed of the split, initialisation, shuffling and dropout (default 42).
-    pub seed: u64,
-    /// Tokens kept per document (default 2000).
-    pub max_tokens: usize,
-    /// Training batch size; `None` = the architecture's (128 or 64).
-    pub batch_size: Option<usize>,
-    /// Initial learning rate; `None` = the architecture's (0.5 or 0.25).
-    pub learning_rate: Option<f64>,
-    /// Train on the first CUDA GPU (needs the `cuda` build feature).
-    pub gpu: bool,
-}
-
-impl TrainSettings {
-    pub fn new(architecture: Architecture) -> Self {
-        Self {
-            architecture,
-            epochs: 5,
-            seed: 42,
-            max_tokens: 2000,
-            batch_size: None,
-            learning_rate: None,
-            gpu: false,
-        }
-    }
-
-    fn batch_size(&self) -> usize {
-        self.batch_size.unwrap_or(self.architecture.batch_size())
-    }
-
-    fn learning_rate(&self) -> f64 {
-        self.learning_rate.unwrap_or(self.architecture.learning_rate())
-    }
-
-    fn check(&self) -> Result<()> {
-        let invalid = |name, reason: String| Err(NeuralError::InvalidSetting { name, reason });
-        if !(1..=MAX_EPOCHS).contains(&self.epochs) {
-            return invalid("num_epochs", format!("{} is not between 1 and {MAX_EPOCHS}", self.epochs));
-        }
-        if !(1..=MAX_SIZE).contains(&self.max_tokens) {
-            return invalid("max_tokens", format!("{} is not between 1 and {MAX_SIZE}", self.max_tokens));
-        }
-        if !(1..=MAX_SIZE).contains(&self.batch_size()) {
-            return invalid("batch_size", format!("{} is not between 1 and {MAX_SIZE}", self.batch_size()));
-        }
-        let lr = self.learning_rate();
-        if !(lr.is_finite() && lr > 0.0) {
-            return invalid("learning_rate", format!("{lr} is not a positive number"));
-        }
-        Ok(())
-    }
-
-    /// Learning rate of `epoch` (0-based): halved at the start of epoch ⌊E/3⌋ and of epoch ⌊2E/3⌋.
-    pub fn learning_rate_at(&self, epoch: usize) -> f64 {
-        let (first, second) = (self.epochs / 3, 2 * self.epochs / 3);
-        let halvings = usize::from(epoch >= first) + usize::from(second != first && epoch >= second);
-        self.learning_rate() / f64::from(1u32 << halvings)
-    }
-}
 
 /// What the progress callback hears about.
 #[derive(Debug, Clone, Copy)]
@@ -151,8 +54,8 @@ pub fn train(
     examples: &[(&str, usize)],
     classes: &[String],
     settings: &TrainSettings,
-    embedding: Option<&(dyn WordVectors + Sync)>,
-    progress: &mut (dyn FnMut(Progress) -> ControlFlow<()> + Send),
+    embedding: Option<&dyn WordVectors>,
+    progress: &mut dyn FnMut(Progress) -> ControlFlow<()>,
 ) -> Result<TrainOutcome> {
     check_examples(examples, classes)?;
     settings.check()?;
@@ -174,26 +77,7 @@ pub fn train(
         (true, true) => device,
         (false, _) => Device::Cpu,
     };
-    std::thread::scope(|scope| {
-        let worker = std::thread::Builder::new()
-            .name("neural-training".into())
-            .stack_size(TRAINING_STACK)
-            .spawn_scoped(scope, || Run::new(examples, classes, settings, embedding, &device)?.train(progress))
-            .map_err(|e| NeuralError::InvalidSetting {
-                name: "training thread",
-                reason: e.to_string(),
-            })?;
-        worker.join().unwrap_or_else(|panic| {
-            let what = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()));
-            Err(NeuralError::Backend(candle_core::Error::Msg(format!(
-                "training panicked: {}",
-                what.unwrap_or_default()
-            ))))
-        })
-    })
+    Run::new(examples, classes, settings, embedding, &device)?.train(progress)
 }
 
 fn check_examples(examples: &[(&str, usize)], classes: &[String]) -> Result<()> {
@@ -239,7 +123,7 @@ impl<'a> Run<'a> {
         examples: &[(&str, usize)],
         classes: &'a [String],
         settings: &'a TrainSettings,
-        embedding: Option<&(dyn WordVectors + Sync)>,
+        embedding: Option<&dyn WordVectors>,
         device: &Device,
     ) -> Result<Self> {
         let tokens: Vec<Vec<String>> = examples.par_iter().map(|(text, _)| tokenize(text, settings.max_tokens)).collect();
@@ -304,7 +188,7 @@ impl<'a> Run<'a> {
         )
     }
 
-    fn train(mut self, progress: &mut (dyn FnMut(Progress) -> ControlFlow<()> + Send)) -> Result<TrainOutcome> {
+    fn train(mut self, progress: &mut dyn FnMut(Progress) -> ControlFlow<()>) -> Result<TrainOutcome> {
         let settings = self.settings;
         let network = self.network(false)?;
         let mut sgd = SGD::new(self.vars.values().cloned().collect(), settings.learning_rate())?;
@@ -405,7 +289,7 @@ impl<'a> Run<'a> {
 }
 
 /// The frozen embedding matrix: the known vector of each vocabulary word, zeros otherwise (`<unk>`, `<pad>` too).
-fn frozen_matrix(vocabulary: &Vocabulary, vectors: &(dyn WordVectors + Sync), device: &Device) -> Result<Tensor> {
+fn frozen_matrix(vocabulary: &Vocabulary, vectors: &dyn WordVectors, device: &Device) -> Result<Tensor> {
     let dim = vectors.dim();
     let mut matrix = vec![0f32; vocabulary.len() * dim];
     for (id, word) in vocabulary.words().iter().enumerate().skip(2) {
