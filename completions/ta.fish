@@ -336,7 +336,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag-text" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l field -d 'Document field to tag (dotted path; repeat for several). Lines that are JSON objects are documents; other lines are texts' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l field -d 'Document field to tag (dotted path; repeat for several). Lines that are JSON objects are documents and need it (without, each answers an error line); other lines are texts' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from tag" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
@@ -442,7 +442,7 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_see
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag-text" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l field -d 'Document field to tag (dotted path; repeat for several). Lines that are JSON objects are documents; other lines are texts' -r
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l field -d 'Document field to tag (dotted path; repeat for several). Lines that are JSON objects are documents and need it (without, each answers an error line); other lines are texts' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger-group; and __fish_seen_subcommand_from tag" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
@@ -590,7 +590,7 @@ complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag-text" -l lemmatize -d 'Lemmatize the text first'
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag-text" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag-text" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag" -l field -d 'Document field to tag (dotted path; repeat for several). Lines that are JSON objects are documents; other lines are texts' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag" -l field -d 'Document field to tag (dotted path; repeat for several). Lines that are JSON objects are documents and need it (without, each answers an error line); other lines are texts' -r
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from tag" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r

@@ -634,3 +634,42 @@ fn every_operation_is_reachable_from_the_cli() {
         ta(d.path(), &["project", "list"]).ok()
     );
 }
+
+/// A document line with no --field to read is an error line, locally and remotely alike,
+/// never a silent `result: false`.
+#[test]
+fn batch_documents_without_fields_are_error_lines() {
+    let d = tmp();
+    ta(d.path(), &["project", "create", "--title", "p", "--user", "admin"]).ok();
+    ta(
+        d.path(),
+        &[
+            "regex-tagger",
+            "create",
+            "--project",
+            "1",
+            "--description",
+            "t",
+            "--lexicon",
+            "varas",
+        ],
+    )
+    .ok();
+    let input = "{\"text\": \"varas\"}\nvaras\n";
+    let local = common::ta_stdin(d.path(), &["regex-tagger", "tag", "1"], input);
+    let lines: Vec<Value> = local.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(
+        lines[0],
+        json!({"error": "{\"fields\":[\"This list may not be empty.\"]}"}),
+        "{local}"
+    );
+    assert_eq!(lines[1]["result"], json!(true));
+    let s = Server::start_in(d.path(), &[]);
+    let token = s.admin_token();
+    let remote = common::ta_stdin(
+        d.path(),
+        &["--server", &s.base, "--token", &token, "regex-tagger", "tag", "1"],
+        input,
+    );
+    assert_eq!(remote, local);
+}

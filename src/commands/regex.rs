@@ -81,7 +81,8 @@ pub struct BatchArgs {
     /// Id of the resource
     pub id: i64,
     /// Document field to tag (dotted path; repeat for several). Lines that are JSON
-    /// objects are documents; other lines are texts.
+    /// objects are documents and need it (without, each answers an error line); other
+    /// lines are texts.
     #[arg(long = "field")]
     pub fields: Vec<String>,
 }

@@ -424,9 +424,11 @@ fn item_json<T: Serialize>(r: Result<T>) -> String {
 
 /// Run `text` / `doc` over every input line in parallel, keeping order; each line is parsed
 /// only as far as the field lookups need. Texts are trimmed like request texts and a blank
-/// one is an item error.
+/// one is an item error; a document with no `fields` to read is one too (the same error
+/// tag_doc answers), never a silent "no match".
 fn tag_lines<T: Serialize + Send>(
     lines: &[&str],
+    fields: &[String],
     text: impl Fn(&str) -> Result<T, MatchError> + Sync,
     doc: impl Fn(&Sparse) -> Result<T, MatchError> + Sync,
 ) -> Vec<String> {
@@ -439,6 +441,7 @@ fn tag_lines<T: Serialize + Send>(
                     "" => Err(Error::field("text", super::validate::NOT_BLANK)),
                     t => text(t).map_err(match_error),
                 },
+                SparseLine::Doc(_) if fields.is_empty() => Err(Error::field("fields", "This list may not be empty.")),
                 SparseLine::Doc(d) => doc(&d).map_err(match_error),
             })
         })
@@ -452,6 +455,7 @@ impl Engine {
         let (r, m) = self.tagger(ctx, pk, id)?;
         Ok(tag_lines(
             lines,
+            fields,
             |t| ops::tag_text(r.id, &r.description, &m, t),
             |d| ops::tag_doc(r.id, &r.description, &m, d, fields),
         ))
@@ -464,6 +468,7 @@ impl Engine {
         let members = as_members(&members);
         Ok(tag_lines(
             lines,
+            fields,
             |t| ops::group_tag_text(g.id, &g.description, &members, t),
             |d| ops::group_tag_doc(g.id, &g.description, &members, d, fields),
         ))
