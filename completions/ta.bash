@@ -199,6 +199,9 @@ _ta() {
             ta__subcmd__embedding,similar)
                 cmd="ta__subcmd__embedding__subcmd__similar"
                 ;;
+            ta__subcmd__embedding,train)
+                cmd="ta__subcmd__embedding__subcmd__train"
+                ;;
             ta__subcmd__embedding__subcmd__help,bulk-delete)
                 cmd="ta__subcmd__embedding__subcmd__help__subcmd__bulk__subcmd__delete"
                 ;;
@@ -228,6 +231,9 @@ _ta() {
                 ;;
             ta__subcmd__embedding__subcmd__help,similar)
                 cmd="ta__subcmd__embedding__subcmd__help__subcmd__similar"
+                ;;
+            ta__subcmd__embedding__subcmd__help,train)
+                cmd="ta__subcmd__embedding__subcmd__help__subcmd__train"
                 ;;
             ta__subcmd__help,anonymizer)
                 cmd="ta__subcmd__help__subcmd__anonymizer"
@@ -363,6 +369,9 @@ _ta() {
                 ;;
             ta__subcmd__help__subcmd__embedding,similar)
                 cmd="ta__subcmd__help__subcmd__embedding__subcmd__similar"
+                ;;
+            ta__subcmd__help__subcmd__embedding,train)
+                cmd="ta__subcmd__help__subcmd__embedding__subcmd__train"
                 ;;
             ta__subcmd__help__subcmd__index,delete)
                 cmd="ta__subcmd__help__subcmd__index__subcmd__delete"
@@ -1882,7 +1891,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__embedding)
-            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete export import create similar phrase help"
+            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete export import create train similar phrase help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2104,7 +2113,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__embedding__subcmd__help)
-            opts="list show delete bulk-delete export import create similar phrase help"
+            opts="list show delete bulk-delete export import create train similar phrase help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2244,6 +2253,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__embedding__subcmd__help__subcmd__similar)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__embedding__subcmd__help__subcmd__train)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2433,6 +2456,64 @@ _ta() {
                     return 0
                     ;;
                 -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__embedding__subcmd__train)
+            opts="-h --project --description --field --dims --min-freq --file --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --description)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dims)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-freq)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2722,7 +2803,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__embedding)
-            opts="list show delete bulk-delete export import create similar phrase"
+            opts="list show delete bulk-delete export import create train similar phrase"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2848,6 +2929,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__embedding__subcmd__similar)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__embedding__subcmd__train)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -639,23 +639,24 @@ complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from help" -f -a "stop-words" -d 'Show the tagger\'s own stop words, or replace them with --set'
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from help" -f -a "retrain" -d 'Train the tagger again (the old model serves until the new one is ready)'
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create similar phrase help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
-complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create similar phrase help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
-complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create similar phrase help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
-complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create similar phrase help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
-complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create similar phrase help" -l as -d 'Local mode: act as this user [default: admin]' -r
-complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create similar phrase help" -l json -d 'Print JSON even on a terminal'
-complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create similar phrase help" -s h -l help -d 'Print help'
-complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create similar phrase help" -f -a "list" -d 'List the project\'s resources of this kind'
-complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create similar phrase help" -f -a "show" -d 'Show one'
-complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create similar phrase help" -f -a "delete" -d 'Delete one'
-complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create similar phrase help" -f -a "bulk-delete" -d 'Delete several at once (ids of other projects are skipped)'
-complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create similar phrase help" -f -a "export" -d 'Save the model (settings and trained files) to one file'
-complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create similar phrase help" -f -a "import" -d 'Create a model from a file written by `export`'
-complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create similar phrase help" -f -a "create" -d 'Create an embedding and train it (phraser + word2vec CBOW) on index documents'
-complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create similar phrase help" -f -a "similar" -d 'Words and phrases nearest to the given ones'
-complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create similar phrase help" -f -a "phrase" -d 'The text with the embedding\'s phrases joined (`new york` → `new_york`)'
-complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create similar phrase help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create train similar phrase help" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create train similar phrase help" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create train similar phrase help" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create train similar phrase help" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create train similar phrase help" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create train similar phrase help" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create train similar phrase help" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create train similar phrase help" -f -a "list" -d 'List the project\'s resources of this kind'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create train similar phrase help" -f -a "show" -d 'Show one'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create train similar phrase help" -f -a "delete" -d 'Delete one'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create train similar phrase help" -f -a "bulk-delete" -d 'Delete several at once (ids of other projects are skipped)'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create train similar phrase help" -f -a "export" -d 'Save the model (settings and trained files) to one file'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create train similar phrase help" -f -a "import" -d 'Create a model from a file written by `export`'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create train similar phrase help" -f -a "create" -d 'Create an embedding and train it (phraser + word2vec CBOW) on index documents'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create train similar phrase help" -f -a "train" -d 'Train an embedding on a JSONL corpus (stdin, or --file), no index needed'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create train similar phrase help" -f -a "similar" -d 'Words and phrases nearest to the given ones'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create train similar phrase help" -f -a "phrase" -d 'The text with the embedding\'s phrases joined (`new york` → `new_york`)'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and not __fish_seen_subcommand_from list show delete bulk-delete export import create train similar phrase help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from list" -l project -d 'Project id' -r
 complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from list" -l ordering -d 'Order by these fields (`-` before a field: descending), e.g. -id,description' -r
 complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from list" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
@@ -721,6 +722,19 @@ complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcomm
 complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from create" -l as -d 'Local mode: act as this user [default: admin]' -r
 complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from create" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from create" -s h -l help -d 'Print help'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from train" -l project -d 'Project id' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from train" -l description -d 'Name of the embedding' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from train" -l field -d 'Field holding the text (dotted path; repeat for several)' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from train" -l dims -d 'Vector width' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from train" -l min-freq -d 'Least count of a word in the vocabulary' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from train" -l file -d 'Read the corpus from this file instead of stdin' -r -F
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from train" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from train" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from train" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from train" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from train" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from train" -l json -d 'Print JSON even on a terminal'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from train" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from similar" -l project -d 'Project id [default: the project holding the resource]' -r
 complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from similar" -l negative -d 'Word or phrase to be far from (repeat for several)' -r
 complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from similar" -s n -l size -d 'How many' -r
@@ -746,6 +760,7 @@ complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcomm
 complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from help" -f -a "export" -d 'Save the model (settings and trained files) to one file'
 complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from help" -f -a "import" -d 'Create a model from a file written by `export`'
 complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from help" -f -a "create" -d 'Create an embedding and train it (phraser + word2vec CBOW) on index documents'
+complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from help" -f -a "train" -d 'Train an embedding on a JSONL corpus (stdin, or --file), no index needed'
 complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from help" -f -a "similar" -d 'Words and phrases nearest to the given ones'
 complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from help" -f -a "phrase" -d 'The text with the embedding\'s phrases joined (`new york` → `new_york`)'
 complete -c ta -n "__fish_ta_using_subcommand embedding; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -1287,6 +1302,7 @@ complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_f
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from embedding" -f -a "export" -d 'Save the model (settings and trained files) to one file'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from embedding" -f -a "import" -d 'Create a model from a file written by `export`'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from embedding" -f -a "create" -d 'Create an embedding and train it (phraser + word2vec CBOW) on index documents'
+complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from embedding" -f -a "train" -d 'Train an embedding on a JSONL corpus (stdin, or --file), no index needed'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from embedding" -f -a "similar" -d 'Words and phrases nearest to the given ones'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from embedding" -f -a "phrase" -d 'The text with the embedding\'s phrases joined (`new york` → `new_york`)'
 complete -c ta -n "__fish_ta_using_subcommand help; and __fish_seen_subcommand_from lexicon" -f -a "list" -d 'List the project\'s resources of this kind'

@@ -509,3 +509,56 @@ fn lexicons_and_saved_searches() {
         .expect(200, json!({"num_deleted": 1, "deleted_types": {"core.Search": 1}}));
     s.get(&searches, Some(&t)).expect(200, json!({"count": 0, "results": []}));
 }
+
+/// `ta embedding train` from a JSONL corpus (no index): stdin locally, then the same model
+/// answers alike through a server.
+#[test]
+fn cli_trains_an_embedding_from_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    ta(&data, &["project", "create", "--title", "p"]).ok();
+    let out = common::ta_stdin(
+        &data,
+        &[
+            "embedding",
+            "train",
+            "--project",
+            "1",
+            "--description",
+            "e",
+            "--field",
+            "text",
+            "--min-freq",
+            "1",
+            "--dims",
+            "10",
+        ],
+        &corpus(),
+    );
+    let trained: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(trained["task"]["status"], "completed", "{trained}");
+    assert!(trained["vocab_size"].as_i64().unwrap() > 10, "{trained}");
+    let local = ta(&data, &["embedding", "similar", "1", "varas", "-n", "2"]).ok();
+    assert_eq!(local.as_array().unwrap().len(), 2, "{local}");
+    let s = Server::start_in(&data, &[]);
+    let token = s.admin_token();
+    assert_eq!(
+        ta(
+            &data,
+            &[
+                "--server",
+                &s.base,
+                "--token",
+                &token,
+                "embedding",
+                "similar",
+                "1",
+                "varas",
+                "-n",
+                "2"
+            ]
+        )
+        .ok(),
+        local
+    );
+}

@@ -6,6 +6,7 @@ use crate::engine::error::{Error, Result};
 use crate::engine::resources::Kind;
 use clap::Subcommand;
 use serde_json::{json, Value};
+use std::path::PathBuf;
 
 #[derive(Subcommand, Debug)]
 pub enum EmbeddingCmd {
@@ -39,6 +40,27 @@ pub enum EmbeddingCmd {
         /// Documents to read (0: all)
         #[arg(long)]
         max_documents: Option<i64>,
+    },
+    /// Train an embedding on a JSONL corpus (stdin, or --file), no index needed
+    Train {
+        /// Project id
+        #[arg(long)]
+        project: i64,
+        /// Name of the embedding
+        #[arg(long)]
+        description: String,
+        /// Field holding the text (dotted path; repeat for several)
+        #[arg(long = "field", required = true)]
+        fields: Vec<String>,
+        /// Vector width
+        #[arg(long)]
+        dims: Option<i64>,
+        /// Least count of a word in the vocabulary
+        #[arg(long)]
+        min_freq: Option<i64>,
+        /// Read the corpus from this file instead of stdin
+        #[arg(long)]
+        file: Option<PathBuf>,
     },
     /// Words and phrases nearest to the given ones
     Similar {
@@ -105,6 +127,50 @@ pub fn run(t: &Target, c: &EmbeddingCmd) -> Result<Option<Value>> {
             let done = match t {
                 Target::Local { .. } => t.request("GET", &format!("{path}{id}/"), None)?,
                 Target::Remote(c) => progress::follow(c, &format!("{path}{id}/"))?,
+            };
+            progress::check(done)?
+        }
+        EmbeddingCmd::Train {
+            project,
+            description,
+            fields,
+            dims,
+            min_freq,
+            file,
+        } => {
+            let created = match t {
+                Target::Local { engine, ctx } => {
+                    let upload = resources::local_upload(engine, file.as_deref())?;
+                    let mut b = json!({"description": description, "fields": fields, "file": upload.to_value()});
+                    for (key, v) in [("num_dimensions", dims), ("min_freq", min_freq)] {
+                        if let Some(v) = v {
+                            b[key] = json!(v);
+                        }
+                    }
+                    serde_json::to_value(engine.train_embedding_file(ctx, *project, &b, Some(progress::observer()))?)
+                        .map_err(Error::internal)?
+                }
+                Target::Remote(c) => {
+                    let mut form = reqwest::blocking::multipart::Form::new().text("description", description.clone());
+                    for f in fields {
+                        form = form.text("fields", f.clone());
+                    }
+                    for (key, v) in [("num_dimensions", dims), ("min_freq", min_freq)] {
+                        if let Some(v) = v {
+                            form = form.text(key, v.to_string());
+                        }
+                    }
+                    let form = resources::file_part(form, file.as_deref())?;
+                    c.send_multipart(&format!("/projects/{project}/embeddings/train_file/"), form)?
+                }
+            };
+            let id = created["id"]
+                .as_i64()
+                .ok_or_else(|| Error::Internal("no embedding id in the answer".into()))?;
+            let path = format!("/projects/{project}/embeddings/{id}/");
+            let done = match t {
+                Target::Local { .. } => t.request("GET", &path, None)?,
+                Target::Remote(c) => progress::follow(c, &path)?,
             };
             progress::check(done)?
         }

@@ -163,3 +163,42 @@ pub fn import(t: &Target, kind: Kind, project: i64, file: &Path) -> Result<Optio
     };
     Ok(Some(out))
 }
+
+/// A file given to a local training command: the user's own path, or stdin kept in the
+/// upload directory until the engine has read it.
+pub fn local_upload(engine: &crate::engine::Engine, file: Option<&Path>) -> Result<Upload> {
+    match file {
+        Some(f) => Ok(Upload {
+            path: f
+                .canonicalize()
+                .map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", f.display())))?,
+            file_name: f.display().to_string(),
+            owned: false,
+        }),
+        None => {
+            let path = engine
+                .upload_dir()?
+                .join(format!("{}-stdin.jsonl", crate::engine::passwords::random_string(16)));
+            let mut out = std::fs::File::create(&path).map_err(Error::internal)?;
+            std::io::copy(&mut std::io::stdin().lock(), &mut out).map_err(Error::internal)?;
+            Ok(Upload {
+                path,
+                file_name: "stdin".into(),
+                owned: true,
+            })
+        }
+    }
+}
+
+/// The `file` part of a remote training form: the given file, or stdin streamed.
+pub fn file_part(form: reqwest::blocking::multipart::Form, file: Option<&Path>) -> Result<reqwest::blocking::multipart::Form> {
+    match file {
+        Some(f) => form
+            .file("file", f)
+            .map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", f.display()))),
+        None => Ok(form.part(
+            "file",
+            reqwest::blocking::multipart::Part::reader(std::io::stdin()).file_name("stdin.jsonl"),
+        )),
+    }
+}

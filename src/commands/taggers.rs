@@ -3,7 +3,6 @@
 use super::regex::BatchArgs;
 use super::resources::{self, project_for, ProjectFlag, StandardCmd, TransferCmd};
 use super::{batch, progress, Target};
-use crate::engine::dataset_imports::Upload;
 use crate::engine::error::{Error, Result};
 use crate::engine::lines::BatchItem;
 use crate::engine::resources::Kind;
@@ -236,29 +235,7 @@ pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
         } => {
             let created = match t {
                 Target::Local { engine, ctx } => {
-                    let upload = match file {
-                        Some(f) => Upload {
-                            path: f
-                                .canonicalize()
-                                .map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", f.display())))?,
-                            file_name: f.display().to_string(),
-                            owned: false,
-                        },
-                        None => {
-                            // The engine reads examples from a file: stdin is kept in the upload
-                            // directory until training has read it.
-                            let path = engine
-                                .upload_dir()?
-                                .join(format!("{}-stdin.jsonl", crate::engine::passwords::random_string(16)));
-                            let mut out = std::fs::File::create(&path).map_err(Error::internal)?;
-                            std::io::copy(&mut std::io::stdin().lock(), &mut out).map_err(Error::internal)?;
-                            Upload {
-                                path,
-                                file_name: "stdin".into(),
-                                owned: true,
-                            }
-                        }
-                    };
+                    let upload = resources::local_upload(engine, file.as_deref())?;
                     let mut b = model.body();
                     b.insert("label_field".into(), json!(label_field));
                     b.insert("positive".into(), json!(positive));
@@ -267,8 +244,7 @@ pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
                     serde_json::to_value(out).map_err(Error::internal)?
                 }
                 Target::Remote(c) => {
-                    use reqwest::blocking::multipart::{Form, Part};
-                    let mut form = Form::new()
+                    let mut form = reqwest::blocking::multipart::Form::new()
                         .text("description", model.description.clone())
                         .text("label_field", label_field.clone())
                         .text("positive", positive.clone());
@@ -281,12 +257,7 @@ pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
                     if let Some(cl) = model.classifier {
                         form = form.text("classifier", cl.wire());
                     }
-                    let form = match file {
-                        Some(f) => form
-                            .file("file", f)
-                            .map_err(|e| Error::BadRequest(format!("cannot read {}: {e}", f.display())))?,
-                        None => form.part("file", Part::reader(std::io::stdin()).file_name("examples.jsonl")),
-                    };
+                    let form = resources::file_part(form, file.as_deref())?;
                     c.send_multipart(&format!("/projects/{project}/taggers/train_file/"), form)?
                 }
             };

@@ -205,7 +205,14 @@ impl Engine {
     /// the phraser and word2vec, the model file written atomically, `vocab_size` stored.
     fn train_embedding(&self, pk: i64, id: i64, h: &TaskHandle) -> Result<()> {
         let r = self.resource(Kind::Embedding, pk, id)?;
-        let mut s = stored(&r);
+        let s = stored(&r);
+        let sentences = self.index_sentences(pk, &s, h)?;
+        self.fit_embedding(&r, s, sentences, h)
+    }
+
+    /// The corpus of an embedding from its indices: every field value of the documents
+    /// matching its query (up to `max_documents`), through the embedding text processor.
+    fn index_sentences(&self, pk: i64, s: &Stored, h: &TaskHandle) -> Result<Vec<Vec<String>>> {
         let indices = self.resolve_indices(pk, Some(s.indices.clone()))?;
         if indices.is_empty() {
             return Err(Error::BadRequest("no indices".into()));
@@ -226,6 +233,13 @@ impl Engine {
             }
             Ok(())
         })?;
+        Ok(sentences)
+    }
+
+    /// Trains on `sentences` (phraser, then word2vec), writes the model file and stores
+    /// `vocab_size`.
+    fn fit_embedding(&self, r: &Resource, mut s: Stored, mut sentences: Vec<Vec<String>>, h: &TaskHandle) -> Result<()> {
+        let id = r.id;
         let settings = embedding::Settings {
             num_dimensions: usize::try_from(s.num_dimensions).unwrap_or(100),
             min_freq: u64::try_from(s.min_freq).unwrap_or(5),
@@ -261,6 +275,60 @@ impl Engine {
             &r.description,
             &serde_json::to_value(&s).map_err(Error::internal)?,
         )
+    }
+
+    /// POST embeddings/train_file/ (ta extension, multipart): trains an embedding on the
+    /// `fields` of a JSONL file instead of index documents; with an observer (local CLI) in
+    /// the foreground.
+    pub fn train_embedding_file(self: &Arc<Self>, ctx: &Ctx, pk: i64, body: &Value, observer: Option<Observer>) -> Result<EmbeddingOut> {
+        self.check_project_access(ctx, pk)?;
+        let upload = body.get("file").and_then(|v| match v {
+            Value::Array(a) => a.last().and_then(super::dataset_imports::Upload::from_value),
+            other => super::dataset_imports::Upload::from_value(other),
+        });
+        let result = (|| {
+            let mut f = Form::new(body, Mode::Full)?;
+            let description = f.string("description", Str::REQUIRED.max(1000));
+            let fields = f.strings("fields", List::REQUIRED.non_empty(), Str::REQUIRED);
+            let dims = f.integer("num_dimensions", false, Some(1), Some(embedding::MAX_DIMENSIONS as i64));
+            let min_freq = f.integer("min_freq", false, Some(1), None);
+            if upload.is_none() {
+                f.fail("file", "No file was submitted.");
+            }
+            f.finish()?;
+            let defaults = Stored::default();
+            let s = Stored {
+                fields: fields.unwrap_or_default(),
+                num_dimensions: dims.unwrap_or(defaults.num_dimensions),
+                min_freq: min_freq.unwrap_or(defaults.min_freq),
+                ..defaults
+            };
+            let path = upload.as_ref().map(|u| u.path.clone()).unwrap_or_default();
+            let sentences = file_sentences(&path, &s.fields)?;
+            let id = self.insert_resource(
+                Kind::Embedding,
+                ctx,
+                pk,
+                &description.unwrap_or_default(),
+                &serde_json::to_value(&s).map_err(Error::internal)?,
+            )?;
+            let task = self.create_task(&TaskKind::TrainEmbeddingFromFile { embedding: id }, Some(pk))?;
+            self.set_resource_task(Kind::Embedding, id, task)?;
+            let engine = self.clone();
+            self.run_task(
+                task,
+                Box::new(move |h| {
+                    let r = engine.resource(Kind::Embedding, pk, id)?;
+                    engine.fit_embedding(&r, stored(&r), sentences, h)
+                }),
+                observer,
+            );
+            self.get_of::<Embeddings>(ctx, pk, id)
+        })();
+        if let Some(u) = upload.filter(|u| u.owned) {
+            let _ = std::fs::remove_file(&u.path);
+        }
+        result
     }
 
     /// The loaded embedding, or the reference's 400 when it is not trained yet.
@@ -311,6 +379,31 @@ impl Engine {
         f.finish()?;
         Ok(self.embedding_model(pk, id)?.phrase_text(&text.unwrap_or_default()))
     }
+}
+
+/// The sentences of the `fields` of every line of a JSONL file (a line that is a plain
+/// JSON string is a text of its own).
+fn file_sentences(path: &std::path::Path, fields: &[String]) -> Result<Vec<Vec<String>>> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).map_err(|e| Error::BadRequest(format!("cannot read the corpus file: {e}")))?;
+    let p = processor();
+    let mut sentences = Vec::new();
+    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| Error::BadRequest(format!("corpus file, line {}: {e}", n + 1)))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let doc: Value =
+            serde_json::from_str(&line).map_err(|e| Error::BadRequest(format!("corpus file, line {}: not JSON: {e}", n + 1)))?;
+        let texts = match &doc {
+            Value::String(t) => vec![t.clone()],
+            _ => field_texts(&doc, fields),
+        };
+        for text in texts {
+            sentences.extend(p.process(&text, &Hooks::default()));
+        }
+    }
+    Ok(sentences)
 }
 
 /// One `predict_similar` answer item.

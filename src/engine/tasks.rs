@@ -81,6 +81,8 @@ pub enum TaskKind {
     TrainTaggerFromFile { tagger: i64 },
     /// Train embedding `embedding`.
     TrainEmbedding { embedding: i64 },
+    /// Train embedding `embedding` from a corpus file (not kept).
+    TrainEmbeddingFromFile { embedding: i64 },
     /// Store an imported model.
     ImportModel,
     /// Apply regex tagger group `group` to indices, as user `user`.
@@ -101,6 +103,7 @@ impl TaskKind {
             TaskKind::TrainTagger { .. } => "train_tagger",
             TaskKind::TrainTaggerFromFile { .. } => "train_tagger_from_file",
             TaskKind::TrainEmbedding { .. } => "train_embedding",
+            TaskKind::TrainEmbeddingFromFile { .. } => "train_embedding_from_file",
             TaskKind::ImportModel => "import_model",
             TaskKind::ApplyRegexTaggerGroup { .. } => "apply_regex_tagger_group",
         }
@@ -408,7 +411,9 @@ impl Engine {
                 self.launch_apply(&ctx, pk, group, indices, fields, query, None)?
             }
             TaskKind::DatasetImport { .. } => return gone("the uploaded file is removed when an import ends; import it again"),
-            TaskKind::TrainTaggerFromFile { .. } => return gone("the examples file is not kept; train from it again"),
+            TaskKind::TrainTaggerFromFile { .. } | TaskKind::TrainEmbeddingFromFile { .. } => {
+                return gone("the training file is not kept; train from it again")
+            }
             TaskKind::ImportModel => return gone("an import runs once; import the file again"),
         };
         self.get_task(ctx, new)

@@ -25,6 +25,19 @@ fn export(e: &Arc<Engine>, c: &Call) -> Result<Reply> {
     })
 }
 
+/// The multipart form of train_file (ta extension).
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct TrainFileIn {
+    pub description: String,
+    /// Fields holding the text (dotted paths; repeat the form field for several).
+    pub fields: Vec<String>,
+    pub num_dimensions: Option<i64>,
+    pub min_freq: Option<i64>,
+    /// The JSONL corpus (a line that is a JSON string is a text of its own).
+    #[schema(value_type = String, format = Binary)]
+    pub file: String,
+}
+
 pub fn operations() -> Vec<Operation> {
     let mut ops = crud::operations::<Embeddings>();
     ops.extend([
@@ -32,6 +45,11 @@ pub fn operations() -> Vec<Operation> {
             |e, c| e.predict_similar(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
         op!(Post "/projects/{project_pk}/embeddings/{id}/phrase_text/", "embeddings", "The text with the embedding's phrases joined", [TextIn] => [String],
             |e, c| e.phrase_text(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
+        Operation {
+            upload: true,
+            ..op!(Post "/projects/{project_pk}/embeddings/train_file/", "embeddings", "Train an embedding on a JSONL corpus file (ta extension; a task)", [TrainFileIn] => [EmbeddingOut] 201,
+                |e, c| e.train_embedding_file(c.ctx()?, c.pk()?, c.body, None)?)
+        },
         file_operation("/projects/{project_pk}/embeddings/{id}/export_model/", "embeddings", "The embedding in one file (settings, vocabulary, vectors, phraser)", export),
         Operation {
             upload: true,
