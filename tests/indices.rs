@@ -426,6 +426,14 @@ fn cli_import_search_doc_apply_local_and_remote() {
     let lines: Vec<Value> = hits.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 1);
     assert_eq!(lines[0]["_source"], json!({"text": "Varas peeti kinni.", "label": "politsei"}));
+    // The request body users copy from Elasticsearch works too: query and size, or aggs.
+    let body = r#"{"query": {"match_all": {}}, "size": 1}"#;
+    let hits = ta(data, &["search", "--project", "1", body]);
+    assert_eq!((hits.code, hits.stdout.lines().count()), (0, 1), "{hits:?}");
+    let body = r#"{"query": {"match": {"text": "varas"}}, "aggs": {"labels": {"terms": {"field": "label.keyword"}}}}"#;
+    let answer = ta(data, &["search", "--project", "1", body]).ok();
+    assert_eq!(answer["count"], json!(1), "{answer}");
+    assert_eq!(answer["aggs"]["labels"]["buckets"][0]["key"], json!("politsei"), "{answer}");
     ta(
         data,
         &[

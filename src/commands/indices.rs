@@ -37,7 +37,8 @@ pub struct SearchArgs {
     /// Stop after this many hits [default: all]
     #[arg(long)]
     pub limit: Option<usize>,
-    /// Words to find in any field, or an Elasticsearch query object as JSON
+    /// Words to find in any field, an Elasticsearch query clause as JSON, or a whole request
+    /// body (`{"query": …, "size": 10, "sort": …, "aggs": …}`; with aggs the answer is printed whole)
     pub query: String,
 }
 
@@ -152,19 +153,44 @@ pub fn import(t: &Target, a: &ImportArgs) -> Result<Option<Value>> {
 }
 
 /// The query of `ta search`: a JSON object as given, else the words in any field.
-fn search_query(q: &str) -> Value {
+/// What the user gave `ta search`: plain words, one query clause, or a whole Elasticsearch
+/// request body (`{"query": …, "size", "from", "sort", "aggs", "_source"}`, the form users copy
+/// from Elasticsearch).
+enum SearchInput {
+    Body(serde_json::Map<String, Value>),
+    Clause(Value),
+}
+
+fn search_input(q: &str) -> SearchInput {
     match serde_json::from_str::<Value>(q) {
-        Ok(v @ Value::Object(_)) => v,
-        _ => json!({"multi_match": {"query": q, "fields": ["*"], "operator": "and"}}),
+        Ok(Value::Object(body)) if body.contains_key("query") || body.contains_key("aggs") || body.contains_key("aggregations") => {
+            SearchInput::Body(body)
+        }
+        Ok(v @ Value::Object(_)) => SearchInput::Clause(v),
+        _ => SearchInput::Clause(json!({"multi_match": {"query": q, "fields": ["*"], "operator": "and"}})),
     }
 }
 
-/// Stream every hit as one JSON line (`_index`, `_id`, `_source`), page by page.
+/// Stream every hit as one JSON line (`_index`, `_id`, `_source`), page by page; a request
+/// body with aggregations prints the whole search answer (hits and aggs) instead.
 pub fn search(t: &Target, a: &SearchArgs) -> Result<Option<Value>> {
+    let (query, size) = match search_input(&a.query) {
+        SearchInput::Body(body) if body.contains_key("aggs") || body.contains_key("aggregations") => {
+            let request = json!({"indices": a.indices.iter().map(|n| json!({"name": n})).collect::<Vec<_>>(), "query": body});
+            return t
+                .request("POST", &format!("/projects/{}/search_by_query/", a.project), Some(&request))
+                .map(Some);
+        }
+        SearchInput::Body(mut body) => {
+            let size = body.remove("size").and_then(|v| v.as_u64()).map(|n| n as usize);
+            (Value::Object(body), size)
+        }
+        SearchInput::Clause(clause) => (json!({"query": clause}), None),
+    };
     let path = format!("/projects/{}/scroll/", a.project);
-    let mut body = json!({"indices": a.indices, "query": {"query": search_query(&a.query)}, "documents_size": 500, "with_meta": true});
+    let mut body = json!({"indices": a.indices, "query": query, "documents_size": 500, "with_meta": true});
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let mut left = a.limit.unwrap_or(usize::MAX);
+    let mut left = a.limit.or(size).unwrap_or(usize::MAX);
     loop {
         let page = t.request("POST", &path, Some(&body))?;
         for hit in page["documents"].as_array().into_iter().flatten().take(left) {
