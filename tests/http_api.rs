@@ -1004,7 +1004,7 @@ fn tasks_routes() {
 #[test]
 fn docs_pages_and_schema() {
     let s = Server::start();
-    for path in ["/swagger/", "/redoc/"] {
+    for path in ["/swagger/", "/redoc/", "/redoc"] {
         let r = s.call("GET", path, None, None);
         assert_eq!(r.status, 200, "{path}: {}", r.text);
         assert!(r.header("content-type").starts_with("text/html"), "{path}: {:?}", r.headers);
@@ -1016,6 +1016,9 @@ fn docs_pages_and_schema() {
     let yaml = s.get("/swagger.yaml", None);
     assert_eq!(yaml.status, 200);
     assert!(yaml.text.contains("openapi: 3.1.0"), "{}", &yaml.text[..yaml.text.len().min(200)]);
+    // Either form of every docs path, as for API paths.
+    assert_eq!(s.get("/swagger.json/", None).ok(200), doc);
+    assert_eq!(s.get("/swagger.yaml/", None).text, yaml.text);
 }
 
 /// Every operation in the OpenAPI document is routed: its path answers the other methods

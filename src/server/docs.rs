@@ -78,21 +78,22 @@ const REDOC_PAGE: &str = r#"<!DOCTYPE html>
 
 pub fn routes() -> Router<AppState> {
     let doc = openapi();
+    let json = doc.to_json().unwrap_or_default();
     let yaml = doc.to_yaml().unwrap_or_default();
     let swagger: Router<AppState> = utoipa_swagger_ui::SwaggerUi::new("/api/v1/swagger")
         .url("/api/v1/swagger.json", doc)
         .into();
+    let yaml_reply = get(move || async move { ([(header::CONTENT_TYPE, "application/yaml")], yaml).into_response() });
+    let json_reply = get(move || async move { ([(header::CONTENT_TYPE, "application/json")], json).into_response() });
+    let redoc_page = get(|| async { Html(REDOC_PAGE) });
+    // Every docs path takes either form, with or without the trailing slash, as API paths do.
     Router::new()
         .merge(swagger)
-        .route(
-            "/api/v1/swagger.yaml",
-            get(move || async move { ([(header::CONTENT_TYPE, "application/yaml")], yaml).into_response() }),
-        )
-        .route(
-            "/api/v1/redoc",
-            get(|| async { axum::response::Redirect::permanent("/api/v1/redoc/") }),
-        )
-        .route("/api/v1/redoc/", get(|| async { Html(REDOC_PAGE) }))
+        .route("/api/v1/swagger.json/", json_reply)
+        .route("/api/v1/swagger.yaml", yaml_reply.clone())
+        .route("/api/v1/swagger.yaml/", yaml_reply)
+        .route("/api/v1/redoc", redoc_page.clone())
+        .route("/api/v1/redoc/", redoc_page)
         .route(
             "/api/v1/redoc/redoc.standalone.js",
             get(|| async {
