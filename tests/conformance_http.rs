@@ -528,7 +528,7 @@ fn run_step(server: &Server, step: &Value, vars: &mut Vars, base: &str) -> (Req,
 
 #[test]
 fn http_conformance() {
-    let text = std::fs::read_to_string(scenarios_path()).expect("shared/conformance/http/scenarios.json is readable");
+    let text = std::fs::read_to_string(scenarios_path()).expect("tests/conformance/http/scenarios.json is readable");
     let scenarios: Vec<Value> = serde_json::from_str(&text).expect("scenarios.json is a JSON array");
     let skip_index = std::env::var("TA_CONFORMANCE_SKIP_INDEX").is_ok_and(|v| v == "1");
 

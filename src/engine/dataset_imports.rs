@@ -33,7 +33,15 @@ impl Upload {
         json!({ UPLOAD_MARKER: {"path": self.path, "file_name": self.file_name, "owned": self.owned} })
     }
 
-    pub fn from_value(v: &Value) -> Option<Upload> {
+    /// The upload a face put in a request body's `file` field (the last one of a form list).
+    pub fn from_body(body: &Value) -> Option<Upload> {
+        match body.get("file")? {
+            Value::Array(a) => a.last().and_then(Upload::from_value),
+            other => Upload::from_value(other),
+        }
+    }
+
+    fn from_value(v: &Value) -> Option<Upload> {
         let u = v.get(UPLOAD_MARKER)?;
         Some(Upload {
             path: PathBuf::from(u.get("path")?.as_str()?),
@@ -137,10 +145,7 @@ impl Engine {
         body: &Value,
         observer: Option<Observer>,
     ) -> Result<DatasetImportOut> {
-        let upload = body.get("file").and_then(|v| match v {
-            Value::Array(a) => a.last().and_then(Upload::from_value),
-            other => Upload::from_value(other),
-        });
+        let upload = Upload::from_body(body);
         let checked = self.check_project_access(ctx, pk).and_then(|_| parse_new(body, upload.as_ref()));
         let (description, index, separator) = match checked {
             Ok(v) => v,

@@ -282,10 +282,7 @@ impl Engine {
     /// the foreground.
     pub fn train_embedding_file(self: &Arc<Self>, ctx: &Ctx, pk: i64, body: &Value, observer: Option<Observer>) -> Result<EmbeddingOut> {
         self.check_project_access(ctx, pk)?;
-        let upload = body.get("file").and_then(|v| match v {
-            Value::Array(a) => a.last().and_then(super::dataset_imports::Upload::from_value),
-            other => super::dataset_imports::Upload::from_value(other),
-        });
+        let upload = super::dataset_imports::Upload::from_body(body);
         let result = (|| {
             let mut f = Form::new(body, Mode::Full)?;
             let description = f.string("description", Str::REQUIRED.max(1000));

@@ -66,7 +66,8 @@ pub fn read(bytes: &[u8], kind: &str, limit: u64) -> Result<Archive> {
         if entry.size() > limit {
             return Err(bad(format!("entry {name} unpacks to more than {limit} bytes")));
         }
-        let mut data = Vec::with_capacity(entry.size() as usize);
+        // The declared size is only a claim: grow with what is really read.
+        let mut data = Vec::new();
         entry.take(limit + 1).read_to_end(&mut data).map_err(bad)?;
         if data.len() as u64 > limit {
             return Err(bad(format!("entry {name} unpacks to more than {limit} bytes")));
@@ -99,13 +100,7 @@ pub fn read(bytes: &[u8], kind: &str, limit: u64) -> Result<Archive> {
 impl super::Engine {
     /// The upload of an import_model body, or the field error for a missing file.
     pub fn uploaded_export(&self, body: &Value, kind: &str) -> Result<Archive> {
-        let upload = body
-            .get("file")
-            .and_then(|v| match v {
-                Value::Array(a) => a.last().and_then(super::dataset_imports::Upload::from_value),
-                other => super::dataset_imports::Upload::from_value(other),
-            })
-            .ok_or_else(|| Error::field("file", "No file was submitted."))?;
+        let upload = super::dataset_imports::Upload::from_body(body).ok_or_else(|| Error::field("file", "No file was submitted."))?;
         let bytes = std::fs::read(&upload.path).map_err(|e| bad(format!("cannot read the upload: {e}")));
         if upload.owned {
             let _ = std::fs::remove_file(&upload.path);

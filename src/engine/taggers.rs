@@ -808,10 +808,7 @@ impl Engine {
     /// the foreground and the answer carries the figures.
     pub fn train_tagger_file(self: &Arc<Self>, ctx: &Ctx, pk: i64, body: &Value, observer: Option<Observer>) -> Result<TaggerOut> {
         self.check_project_access(ctx, pk)?;
-        let upload = body.get("file").and_then(|v| match v {
-            Value::Array(a) => a.last().and_then(super::dataset_imports::Upload::from_value),
-            other => super::dataset_imports::Upload::from_value(other),
-        });
+        let upload = super::dataset_imports::Upload::from_body(body);
         let parsed = parse_file_training(body, upload.is_some());
         let result = parsed.and_then(|t| {
             let path = upload.as_ref().map(|u| u.path.clone()).unwrap_or_default();
