@@ -16,6 +16,7 @@ mod regex;
 mod resources;
 mod system;
 mod taggers;
+mod torchtaggers;
 
 use crate::engine::accounts::User;
 use crate::engine::error::{Error, Result};
@@ -88,6 +89,10 @@ pub enum Command {
     /// Taggers: text classifiers trained on index documents or a labelled file
     #[command(subcommand)]
     Tagger(taggers::TaggerCmd),
+    /// Neural taggers: fastText, TextRNN and RCNN networks trained on index documents or a
+    /// labelled file
+    #[command(subcommand)]
+    Torchtagger(torchtaggers::TorchTaggerCmd),
     /// Word embeddings: word2vec with phrases, similar words, phrase a text
     #[command(subcommand)]
     Embedding(embeddings::EmbeddingCmd),
@@ -310,6 +315,7 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
                 Command::RegexTaggerGroup(c) => regex::group(&t, c),
                 Command::Anonymizer(c) => anonymizer::run(&t, c),
                 Command::Tagger(c) => taggers::run(&t, c),
+                Command::Torchtagger(c) => torchtaggers::run(&t, c),
                 Command::Lexicon(c) => lists::lexicon(&t, c),
                 Command::SavedSearch(c) => lists::saved_search(&t, c),
                 Command::Embedding(c) => embeddings::run(&t, c),

@@ -9,16 +9,14 @@ use super::indices::{parse_index_objects, IndexOut};
 use super::kinds::ResourceKind;
 use super::models::ModelFile;
 use super::resources::{resource_url, Kind, Resource};
-use super::taggers::{field_texts, match_all, parse_query};
+use super::sample::{field_texts, SCAN_BATCH};
+use super::taggers::{match_all, parse_query};
 use super::tasks::{Observer, TaskHandle, TaskKind, TaskOut};
 use super::validate::{Form, List, Mode, Str};
 use super::{Ctx, Engine};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::sync::Arc;
-
-/// Documents read per batch while collecting the corpus.
-const SCAN_BATCH: usize = 1000;
 
 /// The embedding resource on the wire, fields in the reference's order.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
@@ -438,19 +436,16 @@ impl ResourceKind for Embeddings {
         )
     }
 
-    /// Taggers built on the embedding lose the link (`models.md` 3.5); the model file goes.
+    /// Taggers and neural taggers built on the embedding lose the link (`models.md` 3.5);
+    /// the model file goes.
     fn deleting(e: &Engine, r: &Resource) -> Result<()> {
-        for t in e.all_resources(Kind::Tagger, r.project_id)? {
-            let mut s = super::taggers::stored(&t);
-            if s.embedding == Some(r.id) {
-                s.embedding = None;
-                e.update_resource(
-                    Kind::Tagger,
-                    t.id,
-                    &t.description,
-                    &serde_json::to_value(&s).map_err(Error::internal)?,
-                )?;
-                e.models.evict(Kind::Tagger, t.id);
+        for kind in [Kind::Tagger, Kind::TorchTagger] {
+            for mut t in e.all_resources(kind, r.project_id)? {
+                if t.config["embedding"] == r.id {
+                    t.config["embedding"] = Value::Null;
+                    e.update_resource(kind, t.id, &t.description, &t.config)?;
+                    e.models.evict(kind, t.id);
+                }
             }
         }
         e.models.evict(Kind::Embedding, r.id);

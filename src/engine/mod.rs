@@ -28,10 +28,12 @@ pub mod pytext;
 pub mod regex_tagger;
 pub mod regex_taggers;
 pub mod resources;
+pub mod sample;
 pub mod search;
 pub mod searches;
 pub mod taggers;
 pub mod tasks;
+pub mod torchtaggers;
 pub mod validate;
 
 use accounts::User;

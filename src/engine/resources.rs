@@ -43,6 +43,7 @@ pub enum Kind {
     DatasetImport,
     Tagger,
     TaggerGroup,
+    TorchTagger,
     Embedding,
     Lexicon,
     Search,
@@ -59,6 +60,7 @@ impl Kind {
             Kind::DatasetImport => ("dataset_import", "dataset_imports", "dataset_import.DatasetImport"),
             Kind::Tagger => ("tagger", "taggers", "tagger.Tagger"),
             Kind::TaggerGroup => ("tagger_group", "tagger_groups", "tagger.TaggerGroup"),
+            Kind::TorchTagger => ("torchtagger", "torchtaggers", "torchtagger.TorchTagger"),
             Kind::Embedding => ("embedding", "embeddings", "embedding.Embedding"),
             Kind::Lexicon => ("lexicon", "lexicons", "lexicon.Lexicon"),
             Kind::Search => ("search", "searches", "core.Search"),
@@ -190,21 +192,24 @@ impl Engine {
         })
     }
 
-    /// One page of resources of `kind`, with the `description` filter and ordering on
-    /// `id`, `author__username` and `description`.
+    /// One page of resources of `kind`, with the `description` and `task_status` filters and
+    /// ordering on `id`, `author__username` and `description`.
     pub fn page_resources(&self, kind: Kind, project: i64, query: &BTreeMap<String, String>) -> Result<(usize, Vec<Resource>)> {
         let order = order_clause(
             query.get("ordering").map(String::as_str),
             &[("id", "r.id"), ("author__username", "u.username"), ("description", "r.description")],
         );
         let filter = query.get("description").cloned().unwrap_or_default();
+        let status = query.get("task_status").cloned().unwrap_or_default();
         let all: Vec<Resource> = self.db.with(|c| {
             let mut st = c.prepare(&format!(
                 "SELECT {COLS} FROM resources r LEFT JOIN users u ON u.id = r.author_id
-                 WHERE r.kind = ?1 AND r.project_id = ?2 AND instr(lower(r.description), lower(?3)) > 0 ORDER BY {order}"
+                 WHERE r.kind = ?1 AND r.project_id = ?2 AND instr(lower(r.description), lower(?3)) > 0
+                   AND (?4 = '' OR EXISTS (SELECT 1 FROM tasks t WHERE t.id = r.task_id AND t.status = ?4))
+                 ORDER BY {order}"
             ))?;
             let rows = st
-                .query_map(params![kind.tag(), project, filter], row)?
+                .query_map(params![kind.tag(), project, filter, status], row)?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok(rows)
         })?;

@@ -9,21 +9,16 @@ use super::kinds::ResourceKind;
 use super::lines::flat_get;
 use super::models::ModelFile;
 use super::resources::{resource_url, Kind, Resource};
+use super::sample::field_texts;
 use super::tasks::{Observer, TaskHandle, TaskKind, TaskOut};
 use super::validate::{Form, List, Mode, Str};
 use super::{Ctx, Engine};
-use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::collections::HashSet;
 use std::sync::Arc;
 
 pub const VECTORIZERS: [&str; 3] = ["Hashing Vectorizer", "Count Vectorizer", "TfIdf Vectorizer"];
 pub const CLASSIFIERS: [&str; 2] = ["Logistic Regression", "LinearSVC"];
-/// Seed of the negative sample (`models.md` 0.3 DECISION).
-const SAMPLE_SEED: u64 = 42;
-/// Documents read per batch while sampling.
-const SCAN_BATCH: usize = 1000;
 
 /// The tagger resource on the wire, fields in the reference's order.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
@@ -179,6 +174,22 @@ impl Engine {
         Ok(())
     }
 
+    /// `embedding` of a model body: absent (`None`), `null`, or the id of an embedding of
+    /// project `pk` (else the reference's "Invalid pk" message).
+    pub(crate) fn embedding_ref(&self, f: &mut Form, pk: i64) -> Option<Option<i64>> {
+        match f.raw("embedding")? {
+            Value::Null => Some(None),
+            other => match other.as_i64().filter(|id| self.resource(Kind::Embedding, pk, *id).is_ok()) {
+                Some(id) => Some(Some(id)),
+                None => {
+                    let shown = other.as_str().map_or_else(|| other.to_string(), str::to_string);
+                    f.fail("embedding", format!("Invalid pk \"{shown}\" - object does not exist."));
+                    None
+                }
+            },
+        }
+    }
+
     /// Validates a tagger body onto `base`.
     fn parse_tagger(&self, pk: i64, body: &Value, mode: Mode, base: &Stored, description: &str) -> Result<(String, Stored)> {
         let mut s = base.clone();
@@ -196,23 +207,8 @@ impl Engine {
         if let Some(q) = parse_query(&mut f) {
             s.query = q;
         }
-        if let Some(e) = f.raw("embedding") {
-            s.embedding = match e {
-                Value::Null => None,
-                other => match other.as_i64().filter(|id| self.resource(Kind::Embedding, pk, *id).is_ok()) {
-                    Some(id) => Some(id),
-                    None => {
-                        f.fail(
-                            "embedding",
-                            format!(
-                                "Invalid pk \"{}\" - object does not exist.",
-                                other.as_str().map_or_else(|| other.to_string(), str::to_string)
-                            ),
-                        );
-                        None
-                    }
-                },
-            };
+        if let Some(e) = self.embedding_ref(&mut f, pk) {
+            s.embedding = e;
         }
         if let Some(v) = f.choice("vectorizer", false, &VECTORIZERS) {
             s.vectorizer = v;
@@ -331,7 +327,13 @@ impl Engine {
         let settings = s.settings()?;
         let Examples { positives, negatives } = match examples {
             Some(e) => e,
-            None => self.sample_binary(pk, &s, h)?,
+            None => self.sample_binary(
+                &self.resolve_indices(pk, Some(s.indices.clone()))?,
+                &s.query,
+                &s.fields,
+                (s.maximum_sample_size, s.negative_multiplier),
+                h,
+            )?,
         };
         h.step("training")?;
         let phraser = self.embedding_phraser(pk, s.embedding)?;
@@ -370,55 +372,36 @@ impl Engine {
         )
     }
 
-    /// Positives: the documents matching the query (up to `maximum_sample_size`, in the
-    /// store's order); negatives: a seeded uniform sample of the other documents of the same
-    /// indices, `negative_multiplier` times as many (`models.md` 0.3).
-    fn sample_binary(&self, pk: i64, s: &Stored, h: &TaskHandle) -> Result<Examples> {
-        let indices = self.resolve_indices(pk, Some(s.indices.clone()))?;
+    /// Binary examples (`models.md` 0.3): positives are the documents of `indices` matching
+    /// `query` (up to `max`, in the store's order); negatives a seeded uniform sample of the
+    /// other documents of the same indices, `multiplier` times as many.
+    pub(crate) fn sample_binary(
+        &self,
+        indices: &[String],
+        query: &Value,
+        fields: &[String],
+        (max, multiplier): (i64, i64),
+        h: &TaskHandle,
+    ) -> Result<Examples> {
         if indices.is_empty() {
             return Err(Error::BadRequest("no indices: the project has no indices to train on".into()));
         }
         h.step("scrolling positives")?;
-        let max = usize::try_from(s.maximum_sample_size).unwrap_or(usize::MAX);
-        let (mut positives, mut ids) = (Vec::new(), HashSet::new());
-        self.scan_documents(&indices, &s.query, SCAN_BATCH, &mut |hits| {
-            for hit in hits {
-                if positives.len() < max {
-                    ids.insert((hit.index.clone(), hit.id.clone()));
-                    positives.push(field_texts(&hit.source, &s.fields));
-                }
-            }
-            Ok(())
-        })?;
-        if positives.is_empty() {
+        let max = usize::try_from(max).unwrap_or(usize::MAX);
+        let drawn = self.sample_matching(indices, query, fields, max)?;
+        if drawn.texts.is_empty() {
             return Err(Error::BadRequest("no positive examples: the query matches no document".into()));
         }
         h.step("scrolling negative sample")?;
-        let want = positives.len().saturating_mul(usize::try_from(s.negative_multiplier).unwrap_or(1));
-        let mut rng = rand::rngs::StdRng::seed_from_u64(SAMPLE_SEED);
-        let (mut negatives, mut seen) = (Vec::with_capacity(want.min(1 << 20)), 0usize);
-        self.scan_documents(&indices, &match_all(), SCAN_BATCH, &mut |hits| {
-            for hit in hits {
-                if ids.contains(&(hit.index.clone(), hit.id.clone())) {
-                    continue;
-                }
-                seen += 1;
-                // Reservoir sampling: every non-positive document is equally likely.
-                if negatives.len() < want {
-                    negatives.push(field_texts(&hit.source, &s.fields));
-                } else {
-                    let j = rng.random_range(0..seen);
-                    if j < want {
-                        negatives[j] = field_texts(&hit.source, &s.fields);
-                    }
-                }
-            }
-            Ok(())
-        })?;
+        let want = drawn.texts.len().saturating_mul(usize::try_from(multiplier).unwrap_or(1));
+        let negatives = self.sample_others(indices, &drawn.keys, fields, want)?;
         if negatives.is_empty() {
             return Err(Error::BadRequest("no negative examples: every document matches the query".into()));
         }
-        Ok(Examples { positives, negatives })
+        Ok(Examples {
+            positives: drawn.texts,
+            negatives,
+        })
     }
 
     /// The loaded model of a tagger with its current stop words, or the reference's 400
@@ -533,18 +516,6 @@ pub struct TagOut {
     pub result: bool,
 }
 
-/// A document's text for each field (missing: `""`; non-strings in their JSON form).
-pub fn field_texts(doc: &Value, fields: &[String]) -> Vec<String> {
-    fields
-        .iter()
-        .map(|f| match flat_get(doc, f) {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Null) | None => String::new(),
-            Some(other) => other.to_string(),
-        })
-        .collect()
-}
-
 pub fn classifier_error(e: classifier::Error) -> Error {
     Error::BadRequest(e.to_string())
 }
@@ -594,7 +565,7 @@ fn parse_lemmatize(f: &mut Form) -> bool {
 }
 
 /// The texts of a tag_doc document, with the reference's checks and messages.
-fn doc_texts(doc: Option<&serde_json::Map<String, Value>>, fields: &[String]) -> Result<Vec<String>> {
+pub(crate) fn doc_texts(doc: Option<&serde_json::Map<String, Value>>, fields: &[String]) -> Result<Vec<String>> {
     let doc = match doc {
         Some(d) if !d.is_empty() => Value::Object(d.clone()),
         _ => return Err(Error::BadRequest("no input document (dict) provided.".into())),

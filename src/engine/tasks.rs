@@ -83,6 +83,10 @@ pub enum TaskKind {
     TrainEmbedding { embedding: i64 },
     /// Train embedding `embedding` from a corpus file (not kept).
     TrainEmbeddingFromFile { embedding: i64 },
+    /// Train neural tagger `torchtagger` from its index sample.
+    TrainTorchTagger { torchtagger: i64 },
+    /// Train neural tagger `torchtagger` from a labelled file (not kept).
+    TrainTorchTaggerFromFile { torchtagger: i64 },
     /// Store an imported model.
     ImportModel,
     /// Apply regex tagger group `group` to indices, as user `user`.
@@ -104,6 +108,8 @@ impl TaskKind {
             TaskKind::TrainTaggerFromFile { .. } => "train_tagger_from_file",
             TaskKind::TrainEmbedding { .. } => "train_embedding",
             TaskKind::TrainEmbeddingFromFile { .. } => "train_embedding_from_file",
+            TaskKind::TrainTorchTagger { .. } => "train_torchtagger",
+            TaskKind::TrainTorchTaggerFromFile { .. } => "train_torchtagger_from_file",
             TaskKind::ImportModel => "import_model",
             TaskKind::ApplyRegexTaggerGroup { .. } => "apply_regex_tagger_group",
         }
@@ -392,6 +398,10 @@ impl Engine {
                 self.resource(super::resources::Kind::Tagger, pk, tagger)?;
                 self.start_tagger_training(pk, tagger, None, None)?
             }
+            TaskKind::TrainTorchTagger { torchtagger } => {
+                self.resource(super::resources::Kind::TorchTagger, pk, torchtagger)?;
+                self.start_torchtagger_training(pk, torchtagger, None, None)?
+            }
             TaskKind::TrainEmbedding { embedding } => {
                 self.resource(super::resources::Kind::Embedding, pk, embedding)?;
                 self.start_embedding_training(pk, embedding, None)?
@@ -411,7 +421,7 @@ impl Engine {
                 self.launch_apply(&ctx, pk, group, indices, fields, query, None)?
             }
             TaskKind::DatasetImport { .. } => return gone("the uploaded file is removed when an import ends; import it again"),
-            TaskKind::TrainTaggerFromFile { .. } | TaskKind::TrainEmbeddingFromFile { .. } => {
+            TaskKind::TrainTaggerFromFile { .. } | TaskKind::TrainEmbeddingFromFile { .. } | TaskKind::TrainTorchTaggerFromFile { .. } => {
                 return gone("the training file is not kept; train from it again")
             }
             TaskKind::ImportModel => return gone("an import runs once; import the file again"),

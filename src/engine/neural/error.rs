@@ -17,6 +17,8 @@ pub enum NeuralError {
     InvalidSetting { name: &'static str, reason: String },
     #[error("embedding vector for {word:?} has {got} values, expected {expected}")]
     EmbeddingWidth { word: String, got: usize, expected: usize },
+    #[error("the embedding has no vector for any word of the training texts (was it trained on other text?)")]
+    NoWordVectors,
     #[error("GPU requested but {0}")]
     GpuUnavailable(String),
     #[error("training was cancelled")]

@@ -239,6 +239,12 @@ fn frozen_embedding_is_used_and_stays_frozen() {
     vectors.vectors.insert("movie".into(), vec![1.0]);
     let err = train(&as_refs(&data), &classes(), &settings, Some(&vectors), &mut quiet);
     assert!(matches!(err, Err(NeuralError::EmbeddingWidth { .. })));
+    let unrelated = WordVectorMap {
+        dim: 4,
+        vectors: [("elsewhere".to_string(), vec![1.0; 4])].into_iter().collect(),
+    };
+    let err = train(&as_refs(&data), &classes(), &settings, Some(&unrelated), &mut quiet);
+    assert!(matches!(err, Err(NeuralError::NoWordVectors)));
 }
 
 #[test]

@@ -292,8 +292,10 @@ impl<'a> Run<'a> {
 fn frozen_matrix(vocabulary: &Vocabulary, vectors: &dyn WordVectors, device: &Device) -> Result<Tensor> {
     let dim = vectors.dim();
     let mut matrix = vec![0f32; vocabulary.len() * dim];
+    let mut known = 0usize;
     for (id, word) in vocabulary.words().iter().enumerate().skip(2) {
         if let Some(v) = vectors.vector(word) {
+            known += 1;
             if v.len() != dim {
                 return Err(NeuralError::EmbeddingWidth {
                     word: word.clone(),
@@ -303,6 +305,9 @@ fn frozen_matrix(vocabulary: &Vocabulary, vectors: &dyn WordVectors, device: &De
             }
             matrix[id * dim..(id + 1) * dim].copy_from_slice(v);
         }
+    }
+    if known == 0 {
+        return Err(NeuralError::NoWordVectors);
     }
     Ok(Tensor::from_vec(matrix, (vocabulary.len(), dim), device)?)
 }

@@ -10,6 +10,7 @@ pub mod models;
 pub mod regex;
 pub mod search;
 pub mod taggers;
+pub mod torchtaggers;
 
 use super::error::{Error, Result};
 use super::{Ctx, Engine};
@@ -284,6 +285,7 @@ pub fn all() -> &'static [Operation] {
         ops.extend(models::operations());
         ops.extend(embeddings::operations());
         ops.extend(taggers::operations());
+        ops.extend(torchtaggers::operations());
         ops.extend(search::operations());
         ops
     })

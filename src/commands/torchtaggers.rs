@@ -1,0 +1,310 @@
+//! `ta torchtagger ...`: neural taggers (fastText, TextRNN, RCNN) trained on index documents
+//! or a labelled JSONL file; tag one text or a JSONL stream in batches, retrain, export and
+//! import.
+use super::regex::BatchArgs;
+use super::resources::{self, project_for, ProjectFlag, StandardCmd, TransferCmd};
+use super::{batch, progress, Target};
+use crate::engine::error::{Error, Result};
+use crate::engine::resources::Kind;
+use crate::engine::torchtaggers::batch_text;
+use clap::{Args, Subcommand, ValueEnum};
+use rayon::prelude::*;
+use serde_json::{json, Map, Value};
+use std::path::PathBuf;
+
+/// Texts per tag_texts request of a stream.
+const STREAM_BATCH: usize = 512;
+
+/// Network architectures, as `api.md` §10 names them.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Architecture {
+    /// Mean of the word vectors, two linear layers (fastest)
+    #[value(name = "fastText", alias = "fasttext")]
+    FastText,
+    /// Two-layer bidirectional LSTM
+    #[value(name = "TextRNN", alias = "textrnn")]
+    TextRnn,
+    /// Bidirectional LSTM with the word vectors, max-pooled
+    #[value(name = "RCNN", alias = "rcnn")]
+    Rcnn,
+}
+
+impl Architecture {
+    fn wire(self) -> &'static str {
+        match self {
+            Architecture::FastText => "fastText",
+            Architecture::TextRnn => "TextRNN",
+            Architecture::Rcnn => "RCNN",
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ModelArgs {
+    /// Name of the neural tagger
+    #[arg(long)]
+    pub description: String,
+    /// Field holding the text (dotted path; repeat for several: joined with a space)
+    #[arg(long = "field", required = true)]
+    pub fields: Vec<String>,
+    /// Network architecture
+    #[arg(long, value_enum)]
+    pub architecture: Architecture,
+    /// Training epochs (1 to 1000) [default: 5]
+    #[arg(long)]
+    pub epochs: Option<i64>,
+}
+
+impl ModelArgs {
+    fn body(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("description".into(), json!(self.description));
+        m.insert("fields".into(), json!(self.fields));
+        m.insert("model_architecture".into(), json!(self.architecture.wire()));
+        if let Some(n) = self.epochs {
+            m.insert("num_epochs".into(), json!(n));
+        }
+        m
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TorchTaggerCmd {
+    #[command(flatten)]
+    Standard(StandardCmd),
+    #[command(flatten)]
+    Transfer(TransferCmd),
+    /// Create a neural tagger and train it on index documents: those matching --query
+    /// against a random sample of the others, or with --fact-name one class per fact value
+    Create {
+        /// Project id
+        #[arg(long)]
+        project: i64,
+        #[command(flatten)]
+        model: ModelArgs,
+        /// Trained embedding whose vectors to use (frozen) [default: learn word vectors]
+        #[arg(long)]
+        embedding: Option<i64>,
+        /// Index to sample from (repeat for several) [default: all project indices]
+        #[arg(long = "index")]
+        indices: Vec<String>,
+        /// Elasticsearch query selecting the positives, as JSON [default: all documents]
+        #[arg(long)]
+        query: Option<String>,
+        /// One class per value of this fact (values in at least --minimum-sample-size documents)
+        #[arg(long)]
+        fact_name: Option<String>,
+        /// Most documents per class [default: 100000]
+        #[arg(long)]
+        maximum_sample_size: Option<i64>,
+        /// Fewest documents a fact value needs to be a class [default: 50]
+        #[arg(long)]
+        minimum_sample_size: Option<i64>,
+    },
+    /// Train a neural tagger from labelled JSONL (stdin, or --file), no index needed: every
+    /// value of --label-field is a class, or with --positive the model is that label vs the rest
+    Train {
+        /// Project id
+        #[arg(long)]
+        project: i64,
+        #[command(flatten)]
+        model: ModelArgs,
+        /// Field holding each line's label
+        #[arg(long)]
+        label_field: String,
+        /// Train a binary model: this label is `true`, every other `false`
+        #[arg(long)]
+        positive: Option<String>,
+        /// Read the examples from this file instead of stdin
+        #[arg(long)]
+        file: Option<PathBuf>,
+    },
+    /// Tag one text: the predicted class and its probability
+    TagText {
+        /// Neural tagger id
+        id: i64,
+        /// The text
+        text: String,
+        #[command(flatten)]
+        p: ProjectFlag,
+    },
+    /// Tag a JSONL stream from stdin in batches (texts, or documents read at --field,
+    /// default the tagger's fields), one result line per input line, in order
+    Tag {
+        #[command(flatten)]
+        b: BatchArgs,
+        #[command(flatten)]
+        p: ProjectFlag,
+    },
+    /// Train the neural tagger again (the old model serves until the new one is ready)
+    Retrain {
+        /// Neural tagger id
+        id: i64,
+        #[command(flatten)]
+        p: ProjectFlag,
+    },
+}
+
+/// Waits for training: locally it ran in the foreground already; remotely the task is
+/// followed.
+fn finish(t: &Target, pk: i64, created: Value) -> Result<Option<Value>> {
+    let id = created["id"]
+        .as_i64()
+        .ok_or_else(|| Error::Internal("no neural tagger id in the answer".into()))?;
+    let path = format!("/projects/{pk}/torchtaggers/{id}/");
+    let done = match t {
+        Target::Local { .. } => t.request("GET", &path, None)?,
+        Target::Remote(c) => progress::follow(c, &path)?,
+    };
+    progress::check(done).map(Some)
+}
+
+pub fn run(t: &Target, c: &TorchTaggerCmd) -> Result<Option<Value>> {
+    let out = match c {
+        TorchTaggerCmd::Standard(c) => return resources::run(t, Kind::TorchTagger, c),
+        TorchTaggerCmd::Transfer(c) => return resources::transfer(t, Kind::TorchTagger, c),
+        TorchTaggerCmd::Create {
+            project,
+            model,
+            embedding,
+            indices,
+            query,
+            fact_name,
+            maximum_sample_size,
+            minimum_sample_size,
+        } => {
+            let mut b = model.body();
+            b.insert(
+                "indices".into(),
+                json!(indices.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()),
+            );
+            if let Some(q) = query {
+                b.insert(
+                    "query".into(),
+                    serde_json::from_str(q).map_err(|e| Error::BadRequest(format!("--query is not JSON: {e}")))?,
+                );
+            }
+            for (key, value) in [
+                ("embedding", embedding.map(|v| json!(v))),
+                ("fact_name", fact_name.as_ref().map(|v| json!(v))),
+                ("maximum_sample_size", maximum_sample_size.map(|v| json!(v))),
+                ("minimum_sample_size", minimum_sample_size.map(|v| json!(v))),
+            ] {
+                if let Some(v) = value {
+                    b.insert(key.into(), v);
+                }
+            }
+            let body = Value::Object(b);
+            let created = match t {
+                Target::Local { engine, ctx } => {
+                    serde_json::to_value(engine.create_torchtagger(ctx, *project, &body, Some(progress::observer()))?)
+                        .map_err(Error::internal)?
+                }
+                Target::Remote(_) => t.request("POST", &format!("/projects/{project}/torchtaggers/"), Some(&body))?,
+            };
+            return finish(t, *project, created);
+        }
+        TorchTaggerCmd::Train {
+            project,
+            model,
+            label_field,
+            positive,
+            file,
+        } => {
+            let created = match t {
+                Target::Local { engine, ctx } => {
+                    let upload = resources::local_upload(engine, file.as_deref())?;
+                    let mut b = model.body();
+                    b.insert("label_field".into(), json!(label_field));
+                    if let Some(p) = positive {
+                        b.insert("positive".into(), json!(p));
+                    }
+                    b.insert("file".into(), upload.to_value());
+                    let out = engine.train_torchtagger_file(ctx, *project, &Value::Object(b), Some(progress::observer()))?;
+                    serde_json::to_value(out).map_err(Error::internal)?
+                }
+                Target::Remote(c) => {
+                    let mut form = reqwest::blocking::multipart::Form::new()
+                        .text("description", model.description.clone())
+                        .text("label_field", label_field.clone())
+                        .text("model_architecture", model.architecture.wire());
+                    for f in &model.fields {
+                        form = form.text("fields", f.clone());
+                    }
+                    if let Some(p) = positive {
+                        form = form.text("positive", p.clone());
+                    }
+                    if let Some(n) = model.epochs {
+                        form = form.text("num_epochs", n.to_string());
+                    }
+                    let form = resources::file_part(form, file.as_deref())?;
+                    c.send_multipart(&format!("/projects/{project}/torchtaggers/train_file/"), form)?
+                }
+            };
+            return finish(t, *project, created);
+        }
+        TorchTaggerCmd::TagText { id, text, p } => {
+            let pk = project_for(t, p, Kind::TorchTagger, *id)?;
+            t.request(
+                "POST",
+                &format!("/projects/{pk}/torchtaggers/{id}/tag_text/"),
+                Some(&json!({"text": text})),
+            )?
+        }
+        TorchTaggerCmd::Tag { b, p } => {
+            let pk = project_for(t, p, Kind::TorchTagger, b.id)?;
+            tag_stream(t, pk, b)?;
+            return Ok(None);
+        }
+        TorchTaggerCmd::Retrain { id, p } => {
+            let pk = project_for(t, p, Kind::TorchTagger, *id)?;
+            let path = format!("/projects/{pk}/torchtaggers/{id}/");
+            match t {
+                Target::Local { engine, .. } => {
+                    engine.start_torchtagger_training(pk, *id, None, Some(progress::observer()))?;
+                    progress::check(t.request("GET", &path, None)?)?
+                }
+                Target::Remote(c) => {
+                    c.send("POST", &format!("{path}retrain_tagger/"), Some(&json!({})))?;
+                    progress::check(progress::follow(c, &path)?)?
+                }
+            }
+        }
+    };
+    Ok(Some(out))
+}
+
+/// Tags a stream: each chunk's lines become texts (a bad line answers an error line), and
+/// the texts go to tag_texts in batches, several batches at once; output keeps input order.
+/// Locally and remotely alike, through the same operation.
+fn tag_stream(t: &Target, pk: i64, b: &BatchArgs) -> Result<()> {
+    let base = format!("/projects/{pk}/torchtaggers/{}/", b.id);
+    let fields: Vec<String> = if b.fields.is_empty() {
+        serde_json::from_value(t.request("GET", &base, None)?["fields"].clone()).map_err(Error::internal)?
+    } else {
+        b.fields.clone()
+    };
+    let path = format!("{base}tag_texts/");
+    batch::run_lines(|lines| {
+        let texts: Vec<Result<String>> = lines.par_iter().map(|line| batch_text(line, &fields)).collect();
+        let good: Vec<&str> = texts.iter().filter_map(|r| r.as_deref().ok()).collect();
+        let tagged: Vec<Value> = good
+            .par_chunks(STREAM_BATCH)
+            .map(|chunk| match t.request("POST", &path, Some(&json!({"texts": chunk})))? {
+                Value::Array(results) if results.len() == chunk.len() => Ok(results),
+                other => Err(Error::Internal(format!("tag_texts answered {other}"))),
+            })
+            .collect::<Result<Vec<_>>>()?
+            .into_iter()
+            .flatten()
+            .collect();
+        let mut tagged = tagged.into_iter();
+        Ok(texts
+            .into_iter()
+            .map(|r| match r {
+                Ok(_) => tagged.next().map(|v| v.to_string()).unwrap_or_default(),
+                Err(e) => json!({"error": e.to_string()}).to_string(),
+            })
+            .collect())
+    })
+}
