@@ -34,6 +34,7 @@ const IMPLEMENTED: &[&str] = &[
     "apply_tagger_group",
     "taggers",
     "embeddings",
+    "torchtaggers",
     "lexicons",
     "searches",
     "index",
