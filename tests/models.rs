@@ -8,7 +8,6 @@ mod common;
 
 use common::{normalize, ta, Server};
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
 
 /// A small two-topic corpus: crime reports (label `crime`) and weather reports.
 fn corpus() -> String {
@@ -35,43 +34,11 @@ fn corpus() -> String {
     out
 }
 
-fn upload(s: &Server, token: &str, pk: i64, index: &str, content: &str) {
-    let form = reqwest::blocking::multipart::Form::new()
-        .text("description", "imp")
-        .text("index", index.to_string())
-        .part(
-            "file",
-            reqwest::blocking::multipart::Part::text(content.to_string()).file_name("d.jsonl"),
-        );
-    let r = common::Resp::from(
-        s.request("POST", &format!("/projects/{pk}/dataset_imports/"))
-            .header("Authorization", format!("Token {token}"))
-            .multipart(form)
-            .send()
-            .unwrap(),
-    );
-    let id = r.ok(201)["id"].as_i64().unwrap();
-    settle(s, token, &format!("/projects/{pk}/dataset_imports/{id}/"));
-}
-
-/// Polls a resource until its task has ended; returns the resource.
-fn settle(s: &Server, token: &str, path: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        let v = s.get(path, Some(token)).ok(200);
-        if matches!(v["task"]["status"].as_str(), Some("completed" | "failed")) {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "task did not finish: {v}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 fn setup() -> (Server, String, i64) {
     let s = Server::start();
     let token = s.admin_token();
     let pk = s.create_project(&token, "models", &[])["id"].as_i64().unwrap();
-    upload(&s, &token, pk, "news", &corpus());
+    s.import_jsonl(&token, pk, "news", &corpus());
     (s, token, pk)
 }
 
@@ -87,7 +54,7 @@ fn tagger_trains_in_background_and_tags() {
     assert_eq!(created["task"]["status"], "created");
     assert_eq!(created["precision"], Value::Null);
     let id = created["id"].as_i64().unwrap();
-    let done = settle(&s, &t, &format!("/projects/{pk}/taggers/{id}/"));
+    let done = s.settle(&t, &format!("/projects/{pk}/taggers/{id}/"));
     assert_eq!(done["task"]["status"], "completed", "{done}");
     let mut shown = normalize(&done);
     for key in ["precision", "recall", "f1_score", "num_features", "plot"] {
@@ -198,7 +165,7 @@ fn tagger_trains_in_background_and_tags() {
 
     s.post(&format!("/projects/{pk}/taggers/{id}/retrain_tagger/"), Some(&t), &json!({}))
         .expect(200, json!({"success": "retraining task created"}));
-    let again = settle(&s, &t, &format!("/projects/{pk}/taggers/{id}/"));
+    let again = s.settle(&t, &format!("/projects/{pk}/taggers/{id}/"));
     assert_eq!(again["task"]["status"], "completed", "{again}");
     assert_eq!(again["stop_words"], "varas politsei");
 
@@ -287,7 +254,7 @@ fn tagger_validation_and_no_model() {
     // A query that matches nothing: the task fails with a message naming the problem.
     let body = json!({"description": "none", "fields": ["text"], "query": {"query": {"match": {"text": "zzzz"}}}});
     let id = s.post(&url, Some(&t), &body).ok(201)["id"].as_i64().unwrap();
-    let failed = settle(&s, &t, &format!("{url}{id}/"));
+    let failed = s.settle(&t, &format!("{url}{id}/"));
     assert_eq!(failed["task"]["status"], "failed");
     assert!(
         failed["task"]["errors"].as_str().unwrap().contains("no positive examples"),
@@ -306,7 +273,7 @@ fn tagger_validation_and_no_model() {
         "{retried}"
     );
     assert_ne!(retried["id"], json!(task));
-    let again = settle(&s, &t, &format!("{url}{id}/"));
+    let again = s.settle(&t, &format!("{url}{id}/"));
     assert_eq!(
         (again["task"]["id"].clone(), again["task"]["status"].clone()),
         (retried["id"].clone(), json!("failed"))
@@ -314,7 +281,7 @@ fn tagger_validation_and_no_model() {
     // Hashing has no feature names.
     let body = json!({"description": "h", "fields": ["text"], "query": {"query": {"match": {"label": "crime"}}}});
     let id = s.post(&url, Some(&t), &body).ok(201)["id"].as_i64().unwrap();
-    let done = settle(&s, &t, &format!("{url}{id}/"));
+    let done = s.settle(&t, &format!("{url}{id}/"));
     assert_eq!(done["task"]["status"], "completed");
     let task = done["task"]["id"].as_i64().unwrap();
     s.post(&format!("/tasks/{task}/retry/"), Some(&t), &json!({})).expect(
@@ -413,7 +380,7 @@ fn embedding_trains_and_serves_similar_words_and_phrases() {
         (json!("created"), json!(0))
     );
     let id = created["id"].as_i64().unwrap();
-    let done = settle(&s, &t, &format!("{url}{id}/"));
+    let done = s.settle(&t, &format!("{url}{id}/"));
     assert_eq!(done["task"]["status"], "completed", "{done}");
     let mut shown = normalize(&done);
     assert!(done["vocab_size"].as_i64().unwrap() > 10, "{done}");
@@ -459,7 +426,7 @@ fn embedding_trains_and_serves_similar_words_and_phrases() {
         .as_i64()
         .unwrap();
     assert_eq!(
-        settle(&s, &t, &format!("/projects/{pk}/taggers/{tid}/"))["task"]["status"],
+        s.settle(&t, &format!("/projects/{pk}/taggers/{tid}/"))["task"]["status"],
         "completed"
     );
     s.post(

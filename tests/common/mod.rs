@@ -268,6 +268,58 @@ impl Server {
         assert_eq!(r.status, 201, "create project: {}", r.text);
         r.json()
     }
+
+    /// Imports JSONL `content` into `index` of project `pk` and waits for the import.
+    pub fn import_jsonl(&self, token: &str, pk: i64, index: &str, content: &str) {
+        let form = reqwest::blocking::multipart::Form::new()
+            .text("description", "imp")
+            .text("index", index.to_string())
+            .part(
+                "file",
+                reqwest::blocking::multipart::Part::text(content.to_string()).file_name("d.jsonl"),
+            );
+        let r = Resp::from(
+            self.request("POST", &format!("/projects/{pk}/dataset_imports/"))
+                .header("Authorization", format!("Token {token}"))
+                .multipart(form)
+                .send()
+                .unwrap(),
+        );
+        let id = r.ok(201)["id"].as_i64().unwrap();
+        self.settle(token, &format!("/projects/{pk}/dataset_imports/{id}/"));
+    }
+
+    /// Posts a multipart form with one file part `file` (and text `fields`) as `token`.
+    pub fn upload(&self, path: &str, token: &str, fields: &[(&str, &str)], file: Vec<u8>, file_name: &str) -> Resp {
+        let mut form = reqwest::blocking::multipart::Form::new();
+        for (k, v) in fields {
+            form = form.text(k.to_string(), v.to_string());
+        }
+        let form = form.part(
+            "file",
+            reqwest::blocking::multipart::Part::bytes(file).file_name(file_name.to_string()),
+        );
+        Resp::from(
+            self.request("POST", path)
+                .header("Authorization", format!("Token {token}"))
+                .multipart(form)
+                .send()
+                .unwrap(),
+        )
+    }
+
+    /// Polls a resource until its task has ended (two minutes at most); returns the resource.
+    pub fn settle(&self, token: &str, path: &str) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let v = self.get(path, Some(token)).ok(200);
+            if matches!(v["task"]["status"].as_str(), Some("completed" | "failed")) {
+                return v;
+            }
+            assert!(Instant::now() < deadline, "task did not finish: {v}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
 }
 
 /// The password [`Server::register`] gives new users.
