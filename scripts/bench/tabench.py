@@ -1,9 +1,12 @@
 """Helpers shared by the benchmark drivers (scripts/bench/*/bench.py): failing with a message,
-running a command for its output, and a ta binary in local mode on its own data directory."""
+running a command for its output (optionally with its time and peak memory), a ta binary in
+local mode on its own data directory, the every-5th held-out split and F1 macro."""
 import json
 import os
 import subprocess
 import sys
+import threading
+import time
 
 
 def die(msg):
@@ -15,6 +18,40 @@ def run(cmd, **kw):
     if res.returncode != 0:
         die(f"{' '.join(map(str, cmd))} failed ({res.returncode}):\n{res.stderr[-2000:]}")
     return res.stdout
+
+
+def run_measured(cmd, env=None, stdin=None):
+    """Runs `cmd` to completion; returns (stdout, wall seconds, peak RSS in MB of that process)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    streams = {}
+    readers = [threading.Thread(target=lambda n=n, f=f: streams.__setitem__(n, f.read()))
+               for n, f in (("out", proc.stdout), ("err", proc.stderr))]
+    for r in readers:
+        r.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    for r in readers:
+        r.join()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        die(f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n{streams['err'][-2000:]}")
+    return streams["out"], seconds, usage.ru_maxrss / 1024
+
+
+def split(corpus, work):
+    """Writes train.jsonl and test.jsonl (held out: line index % 5 == 0) under `work`."""
+    train, test = os.path.join(work, "train.jsonl"), os.path.join(work, "test.jsonl")
+    with open(corpus) as f, open(train, "w") as tr, open(test, "w") as te:
+        for i, line in enumerate(f):
+            (te if i % 5 == 0 else tr).write(line)
+    return train, test
+
+
+def f1_macro(truth, predicted):
+    """(F1 macro, accuracy) as scikit-learn computes them."""
+    from sklearn.metrics import accuracy_score, f1_score
+    return f1_score(truth, predicted, average="macro"), accuracy_score(truth, predicted)
 
 
 class Ta:

@@ -115,6 +115,12 @@ pub enum TorchTaggerCmd {
         /// Train a binary model: this label is `true`, every other `false`
         #[arg(long)]
         positive: Option<String>,
+        /// Trained embedding whose vectors to use (frozen) [default: learn word vectors]
+        #[arg(long)]
+        embedding: Option<i64>,
+        /// Seed of the split, initialisation, shuffling and dropout [default: 42]
+        #[arg(long)]
+        seed: Option<u64>,
         /// Read the examples from this file instead of stdin
         #[arg(long)]
         file: Option<PathBuf>,
@@ -209,33 +215,35 @@ pub fn run(t: &Target, c: &TorchTaggerCmd) -> Result<Option<Value>> {
             model,
             label_field,
             positive,
+            embedding,
+            seed,
             file,
         } => {
+            let mut b = model.body();
+            b.insert("label_field".into(), json!(label_field));
+            for (key, value) in [
+                ("positive", positive.as_ref().map(|v| json!(v))),
+                ("embedding", embedding.map(|v| json!(v))),
+                ("seed", seed.map(|v| json!(v))),
+            ] {
+                if let Some(v) = value {
+                    b.insert(key.into(), v);
+                }
+            }
             let created = match t {
                 Target::Local { engine, ctx } => {
                     let upload = resources::local_upload(engine, file.as_deref())?;
-                    let mut b = model.body();
-                    b.insert("label_field".into(), json!(label_field));
-                    if let Some(p) = positive {
-                        b.insert("positive".into(), json!(p));
-                    }
                     b.insert("file".into(), upload.to_value());
                     let out = engine.train_torchtagger_file(ctx, *project, &Value::Object(b), Some(progress::observer()))?;
                     serde_json::to_value(out).map_err(Error::internal)?
                 }
                 Target::Remote(c) => {
-                    let mut form = reqwest::blocking::multipart::Form::new()
-                        .text("description", model.description.clone())
-                        .text("label_field", label_field.clone())
-                        .text("model_architecture", model.architecture.wire());
-                    for f in &model.fields {
-                        form = form.text("fields", f.clone());
-                    }
-                    if let Some(p) = positive {
-                        form = form.text("positive", p.clone());
-                    }
-                    if let Some(n) = model.epochs {
-                        form = form.text("num_epochs", n.to_string());
+                    let mut form = reqwest::blocking::multipart::Form::new();
+                    for (key, value) in &b {
+                        for item in value.as_array().cloned().unwrap_or_else(|| vec![value.clone()]) {
+                            let text = item.as_str().map_or_else(|| item.to_string(), str::to_string);
+                            form = form.text(key.clone(), text);
+                        }
                     }
                     let form = resources::file_part(form, file.as_deref())?;
                     c.send_multipart(&format!("/projects/{project}/torchtaggers/train_file/"), form)?

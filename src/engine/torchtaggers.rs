@@ -124,6 +124,14 @@ pub struct Stored {
     pub metrics: Option<Metrics>,
     #[serde(default)]
     pub epoch_reports: Vec<EpochReportOut>,
+    /// Seed of the split, initialisation, shuffling and dropout (`models.md` §4.3 DECISION);
+    /// only train_file sets another.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+}
+
+fn default_seed() -> u64 {
+    TrainSettings::new(Architecture::FastText).seed
 }
 
 impl Default for Stored {
@@ -140,6 +148,7 @@ impl Default for Stored {
             minimum_sample_size: 50,
             metrics: None,
             epoch_reports: Vec::new(),
+            seed: default_seed(),
         }
     }
 }
@@ -149,6 +158,7 @@ impl Stored {
         let architecture: Architecture = serde_json::from_value(json!(self.model_architecture)).map_err(Error::internal)?;
         Ok(TrainSettings {
             epochs: usize::try_from(self.num_epochs).unwrap_or(0),
+            seed: self.seed,
             ..TrainSettings::new(architecture)
         })
     }
@@ -604,7 +614,7 @@ fn read_examples(path: &std::path::Path, t: &FileTraining) -> Result<Examples> {
     Ok(Examples { texts, classes })
 }
 
-fn parse_file_training(body: &Value, file_sent: bool) -> Result<FileTraining> {
+fn parse_file_training(e: &Engine, pk: i64, body: &Value, file_sent: bool) -> Result<FileTraining> {
     let mut f = Form::new(body, Mode::Full)?;
     let description = f.string("description", Str::REQUIRED.max(1000));
     let fields = f.strings("fields", List::REQUIRED.non_empty(), Str::REQUIRED);
@@ -612,6 +622,8 @@ fn parse_file_training(body: &Value, file_sent: bool) -> Result<FileTraining> {
     let positive = f.string("positive", Str::OPTIONAL);
     let architecture = f.choice("model_architecture", true, &ARCHITECTURES);
     let epochs = f.integer("num_epochs", false, Some(1), Some(MAX_EPOCHS as i64));
+    let embedding = e.embedding_ref(&mut f, pk).flatten();
+    let seed = f.integer("seed", false, Some(0), None);
     if !file_sent {
         f.fail("file", "No file was submitted.");
     }
@@ -620,6 +632,8 @@ fn parse_file_training(body: &Value, file_sent: bool) -> Result<FileTraining> {
         fields: fields.unwrap_or_default(),
         model_architecture: architecture.unwrap_or_else(|| ARCHITECTURES[0].into()),
         num_epochs: epochs.unwrap_or(5),
+        embedding,
+        seed: seed.map_or_else(default_seed, |s| s as u64),
         ..Stored::default()
     };
     Ok(FileTraining {
@@ -643,7 +657,7 @@ impl Engine {
     ) -> Result<TorchTaggerOut> {
         self.check_project_access(ctx, pk)?;
         let upload = super::dataset_imports::Upload::from_body(body);
-        let result = parse_file_training(body, upload.is_some()).and_then(|t| {
+        let result = parse_file_training(self, pk, body, upload.is_some()).and_then(|t| {
             let path = upload.as_ref().map(|u| u.path.clone()).unwrap_or_default();
             let examples = read_examples(&path, &t)?;
             let id = self.insert_resource(

@@ -10,7 +10,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from tabench import Ta, die, run  # noqa: E402
+from tabench import Ta, die, f1_macro, run, split  # noqa: E402
 
 CONFIGS = {
     "hashing-lr": ("hashing", "lr", "classifier_hashing_lr.json"),
@@ -18,19 +18,6 @@ CONFIGS = {
     "count-lr": ("count", "lr", None),
     "hashing-svm": ("hashing", "svm", None),
 }
-
-
-def split(corpus, work):
-    train, test = os.path.join(work, "train.jsonl"), os.path.join(work, "test.jsonl")
-    with open(corpus) as f, open(train, "w") as tr, open(test, "w") as te:
-        for i, line in enumerate(f):
-            (te if i % 5 == 0 else tr).write(line)
-    return train, test
-
-
-def f1_macro(truth, predicted):
-    from sklearn.metrics import accuracy_score, f1_score
-    return f1_score(truth, predicted, average="macro"), accuracy_score(truth, predicted)
 
 
 def ta_row(ta, name, vectorizer, classifier, train, test):

@@ -28,6 +28,10 @@ pub struct TorchTrainFileIn {
     /// `TextRNN`, `fastText` or `RCNN`.
     pub model_architecture: String,
     pub num_epochs: Option<i64>,
+    /// A trained embedding whose vectors are used frozen.
+    pub embedding: Option<i64>,
+    /// Seed of the split, initialisation, shuffling and dropout (default 42).
+    pub seed: Option<i64>,
     /// The labelled JSONL file.
     #[schema(value_type = String, format = Binary)]
     pub file: String,
