@@ -3,8 +3,8 @@
 //! `constant_score`, `dis_max`, `match` (with `fuzziness`), `match_phrase`,
 //! `match_phrase_prefix`, `multi_match`, `term`, `terms`, `fuzzy`, `range`, `exists`,
 //! `prefix`, `wildcard`, `regexp`, `query_string` and `simple_query_string` (simple syntax),
-//! `ids` and `nested` on `texta_facts`. Anything else is `SearchError::BadQuery` naming the
-//! clause.
+//! `ids`, `nested` on `texta_facts` and `more_like_this` with texts (terms chosen from each
+//! index's term statistics, BM25). Anything else is `SearchError::BadQuery` naming the clause.
 //!
 //! Field routing follows Elasticsearch's dynamic mapping: a plain path is an analyzed `text`
 //! field (term-level queries see its lower-cased tokens), `x.keyword` and `texta_facts.*` are
@@ -119,6 +119,7 @@ impl DslContext<'_> {
             "simple_query_string" => self.simple_query_string(as_object(name, body)?),
             "ids" => self.ids(body),
             "nested" => self.nested(as_object(name, body)?),
+            "more_like_this" => self.more_like_this(as_object(name, body)?),
             other => Err(bad(format!("unsupported query clause: {other}"))),
         }
     }
@@ -425,6 +426,116 @@ impl DslContext<'_> {
         let facts = BooleanQuery::intersection(vec![inner, kind_query(&self.fields, KIND_FACT)]);
         let parents = BlockJoin::parents_of(Box::new(facts), self.fields.kind);
         Ok(Box::new(ConstScoreQuery::new(Box::new(parents), 1.0)))
+    }
+
+    /// `more_like_this` with texts to be like (Elasticsearch's defaults: `min_term_freq` 2,
+    /// `max_query_terms` 25, `min_doc_freq` 5, `minimum_should_match` 30%). The texts are
+    /// analyzed as the first field is; each term that passes the frequency and length limits
+    /// is scored tf × idf with BM25's idf from this index's statistics, its document frequency
+    /// being its largest over the fields (the clause goes to that field); the best
+    /// `max_query_terms` terms become scored `should` clauses (`boost_terms`: boosted by their
+    /// score relative to the best one). No term left matches nothing.
+    fn more_like_this(&self, obj: &Map<String, Value>) -> Result<Q> {
+        if let Some(key) = ["unlike", "like_docs", "ids", "docs"].into_iter().find(|k| obj.contains_key(*k)) {
+            return Err(bad(format!("unsupported more_like_this option: {key}")));
+        }
+        let like = obj
+            .get("like")
+            .or_else(|| obj.get("like_text"))
+            .ok_or_else(|| bad("more_like_this needs [like]"))?;
+        let texts = one_or_many(Some(like))
+            .into_iter()
+            .map(|t| {
+                t.as_str()
+                    .ok_or_else(|| bad("more_like_this: [like] takes texts; documents are not supported"))
+            })
+            .collect::<Result<Vec<&str>>>()?;
+        let number = |key: &str, default: u64| -> Result<u64> {
+            match obj.get(key) {
+                None => Ok(default),
+                Some(v) => v
+                    .as_u64()
+                    .ok_or_else(|| bad(format!("more_like_this: [{key}] must be a non-negative integer"))),
+            }
+        };
+        let min_term_freq = number("min_term_freq", 2)?;
+        let max_query_terms = usize::try_from(number("max_query_terms", 25)?).unwrap_or(usize::MAX);
+        let min_doc_freq = number("min_doc_freq", 5)?;
+        let max_doc_freq = number("max_doc_freq", u64::from(u32::MAX >> 1))?;
+        let min_word_length = usize::try_from(number("min_word_length", 0)?).unwrap_or(usize::MAX);
+        let max_word_length = usize::try_from(number("max_word_length", 0)?).unwrap_or(usize::MAX);
+        let boost_terms = obj.get("boost_terms").and_then(Value::as_f64).unwrap_or(0.0);
+        let stop_words: Vec<String> = one_or_many(obj.get("stop_words"))
+            .into_iter()
+            .filter_map(Value::as_str)
+            .map(str::to_lowercase)
+            .collect();
+        let targets: Vec<Target> = self.field_list(obj.get("fields")).iter().map(|f| Target::of(f)).collect();
+        let Some(first) = targets.first() else {
+            return Ok(Box::new(EmptyQuery));
+        };
+        // term frequencies in the texts, in first-seen order
+        let mut frequencies: Vec<(String, u64)> = Vec::new();
+        let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        for text in texts {
+            for word in self.words(first, text) {
+                let length = word.chars().count();
+                if length < min_word_length || (max_word_length > 0 && length > max_word_length) || stop_words.contains(&word) {
+                    continue;
+                }
+                match seen.get(&word) {
+                    Some(&at) => frequencies[at].1 += 1,
+                    None => {
+                        seen.insert(word.clone(), frequencies.len());
+                        frequencies.push((word, 1));
+                    }
+                }
+            }
+        }
+        let num_docs = self.searcher.num_docs() as f64;
+        let mut scored: Vec<(f64, Term)> = Vec::new();
+        for (word, tf) in frequencies {
+            if tf < min_term_freq {
+                continue;
+            }
+            let mut best: Option<(u64, Term)> = None;
+            for target in &targets {
+                let term = self.text_term(target, &word);
+                let df = self.searcher.doc_freq(&term).map_err(|e| SearchError::Backend(e.to_string()))?;
+                if best.as_ref().is_none_or(|(top, _)| df > *top) {
+                    best = Some((df, term));
+                }
+            }
+            let Some((df, term)) = best.filter(|(df, _)| *df > 0 && *df >= min_doc_freq && *df <= max_doc_freq) else {
+                continue;
+            };
+            let df = df as f64;
+            let idf = (1.0 + (num_docs - df + 0.5) / (df + 0.5)).ln();
+            scored.push((tf as f64 * idf, term));
+        }
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        scored.truncate(max_query_terms);
+        let top = scored.first().map_or(1.0, |(score, _)| *score);
+        let clauses: Vec<(Occur, Q)> = scored
+            .into_iter()
+            .map(|(score, term)| {
+                let boost = if boost_terms > 0.0 {
+                    (score / top * boost_terms) as f32
+                } else {
+                    1.0
+                };
+                (Occur::Should, boosted(scored_term(term), boost))
+            })
+            .collect();
+        let msm = match obj.get("minimum_should_match") {
+            Some(v) => minimum_should_match(v, clauses.len())?,
+            None => minimum_should_match(&Value::from("30%"), clauses.len())?,
+        };
+        if clauses.is_empty() {
+            return Ok(Box::new(EmptyQuery));
+        }
+        let query: Q = Box::new(BooleanQuery::with_minimum_required_clauses(clauses, msm));
+        Ok(boosted(query, obj.get("boost").and_then(Value::as_f64).unwrap_or(1.0) as f32))
     }
 
     fn query_string(&self, obj: &Map<String, Value>) -> Result<Q> {

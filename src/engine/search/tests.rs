@@ -222,10 +222,10 @@ fn every_dsl_clause_finds_the_expected_documents() {
 fn unsupported_clauses_are_bad_queries_naming_the_clause() {
     let (_dir, backend) = corpus_store("bad");
     let err = backend
-        .search(&["corpus".into()], &json!({"query": {"more_like_this": {"like": "x"}}}))
+        .search(&["corpus".into()], &json!({"query": {"percolate": {"field": "x"}}}))
         .unwrap_err();
     assert!(
-        matches!(&err, SearchError::BadQuery(m) if m == "unsupported query clause: more_like_this"),
+        matches!(&err, SearchError::BadQuery(m) if m == "unsupported query clause: percolate"),
         "{err}"
     );
     let err = backend
@@ -234,6 +234,68 @@ fn unsupported_clauses_are_bad_queries_naming_the_clause() {
     assert!(matches!(&err, SearchError::BadQuery(m) if m.contains("geo_shape")), "{err}");
     let err = backend.search(&["nope".into()], &json!({})).unwrap_err();
     assert!(matches!(err, SearchError::IndexNotFound(name) if name == "nope"));
+}
+
+/// `more_like_this` keeps the text's terms that enough documents hold, scores documents by
+/// them (BM25) and needs `minimum_should_match` of them.
+#[test]
+fn more_like_this_finds_documents_sharing_the_texts_frequent_terms() {
+    let (_dir, backend) = store("mlt");
+    let texts = [
+        "varas varastas poest telefoni",
+        "politsei otsis varast ja varas põgenes",
+        "varas murdis sisse",
+        "politsei pidas varga kinni",
+        "varas ja politsei",
+        "ilm on soe ja päikeseline",
+        "homme sajab vihma ja ilm on külm",
+        "ilm muutub tuuliseks",
+        "ilm on ilus",
+        "ilm ja vihm",
+    ];
+    let docs = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Doc {
+            id: Some(format!("m{i}")),
+            source: json!({"text": t, "title": "x"}),
+        })
+        .collect();
+    backend.bulk_index("mlt", docs).unwrap();
+    let search = |mlt: Value| {
+        let body = json!({"query": {"more_like_this": mlt}, "size": 20});
+        let answer = backend.search(&["mlt".to_string()], &body).unwrap();
+        answer["hits"]["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["_id"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    // "varas" is in 4 documents, "ja" in 5, "politsei" in 3, "ilm" in 5.
+    let found = search(json!({"fields": ["text"], "like": "varas ja politsei", "min_term_freq": 1, "min_doc_freq": 4}));
+    assert_eq!(found.len(), 7, "politsei is too rare, one of varas and ja is enough: {found:?}");
+    let mut best = found[..2].to_vec();
+    best.sort();
+    assert_eq!(best, ["m1", "m4"], "the documents with both terms score best: {found:?}");
+    let found =
+        search(json!({"fields": ["text"], "like": "varas ja", "min_term_freq": 1, "min_doc_freq": 4, "minimum_should_match": "100%"}));
+    assert_eq!(found.len(), 2, "{found:?}");
+    let mut found = search(json!({"fields": ["text"], "like": "varas varas ilm", "min_doc_freq": 1}));
+    found.sort();
+    assert_eq!(found, ["m0", "m1", "m2", "m4"], "min_term_freq 2 keeps only varas");
+    assert!(
+        search(json!({"fields": ["text"], "like": "varas", "min_term_freq": 1})).is_empty(),
+        "min_doc_freq 5"
+    );
+    assert!(search(json!({"fields": ["title"], "like": "varas", "min_term_freq": 1, "min_doc_freq": 1})).is_empty());
+    let err = backend
+        .search(&["mlt".into()], &json!({"query": {"more_like_this": {"like": [{"_id": "m1"}]}}}))
+        .unwrap_err();
+    assert!(
+        matches!(&err, SearchError::BadQuery(m) if m.contains("documents are not supported")),
+        "{err}"
+    );
 }
 
 #[test]
