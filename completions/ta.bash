@@ -85,6 +85,9 @@ _ta() {
             ta,tagger)
                 cmd="ta__subcmd__tagger"
                 ;;
+            ta,tagger-group)
+                cmd="ta__subcmd__tagger__subcmd__group"
+                ;;
             ta,task)
                 cmd="ta__subcmd__task"
                 ;;
@@ -196,6 +199,12 @@ _ta() {
             ta__subcmd__embedding,phrase)
                 cmd="ta__subcmd__embedding__subcmd__phrase"
                 ;;
+            ta__subcmd__embedding,phrases)
+                cmd="ta__subcmd__embedding__subcmd__phrases"
+                ;;
+            ta__subcmd__embedding,sentences)
+                cmd="ta__subcmd__embedding__subcmd__sentences"
+                ;;
             ta__subcmd__embedding,show)
                 cmd="ta__subcmd__embedding__subcmd__show"
                 ;;
@@ -204,6 +213,9 @@ _ta() {
                 ;;
             ta__subcmd__embedding,train)
                 cmd="ta__subcmd__embedding__subcmd__train"
+                ;;
+            ta__subcmd__embedding,vocabulary)
+                cmd="ta__subcmd__embedding__subcmd__vocabulary"
                 ;;
             ta__subcmd__embedding__subcmd__help,bulk-delete)
                 cmd="ta__subcmd__embedding__subcmd__help__subcmd__bulk__subcmd__delete"
@@ -229,6 +241,12 @@ _ta() {
             ta__subcmd__embedding__subcmd__help,phrase)
                 cmd="ta__subcmd__embedding__subcmd__help__subcmd__phrase"
                 ;;
+            ta__subcmd__embedding__subcmd__help,phrases)
+                cmd="ta__subcmd__embedding__subcmd__help__subcmd__phrases"
+                ;;
+            ta__subcmd__embedding__subcmd__help,sentences)
+                cmd="ta__subcmd__embedding__subcmd__help__subcmd__sentences"
+                ;;
             ta__subcmd__embedding__subcmd__help,show)
                 cmd="ta__subcmd__embedding__subcmd__help__subcmd__show"
                 ;;
@@ -237,6 +255,9 @@ _ta() {
                 ;;
             ta__subcmd__embedding__subcmd__help,train)
                 cmd="ta__subcmd__embedding__subcmd__help__subcmd__train"
+                ;;
+            ta__subcmd__embedding__subcmd__help,vocabulary)
+                cmd="ta__subcmd__embedding__subcmd__help__subcmd__vocabulary"
                 ;;
             ta__subcmd__help,anonymizer)
                 cmd="ta__subcmd__help__subcmd__anonymizer"
@@ -307,6 +328,9 @@ _ta() {
             ta__subcmd__help,tagger)
                 cmd="ta__subcmd__help__subcmd__tagger"
                 ;;
+            ta__subcmd__help,tagger-group)
+                cmd="ta__subcmd__help__subcmd__tagger__subcmd__group"
+                ;;
             ta__subcmd__help,task)
                 cmd="ta__subcmd__help__subcmd__task"
                 ;;
@@ -370,6 +394,12 @@ _ta() {
             ta__subcmd__help__subcmd__embedding,phrase)
                 cmd="ta__subcmd__help__subcmd__embedding__subcmd__phrase"
                 ;;
+            ta__subcmd__help__subcmd__embedding,phrases)
+                cmd="ta__subcmd__help__subcmd__embedding__subcmd__phrases"
+                ;;
+            ta__subcmd__help__subcmd__embedding,sentences)
+                cmd="ta__subcmd__help__subcmd__embedding__subcmd__sentences"
+                ;;
             ta__subcmd__help__subcmd__embedding,show)
                 cmd="ta__subcmd__help__subcmd__embedding__subcmd__show"
                 ;;
@@ -378,6 +408,9 @@ _ta() {
                 ;;
             ta__subcmd__help__subcmd__embedding,train)
                 cmd="ta__subcmd__help__subcmd__embedding__subcmd__train"
+                ;;
+            ta__subcmd__help__subcmd__embedding,vocabulary)
+                cmd="ta__subcmd__help__subcmd__embedding__subcmd__vocabulary"
                 ;;
             ta__subcmd__help__subcmd__index,delete)
                 cmd="ta__subcmd__help__subcmd__index__subcmd__delete"
@@ -540,6 +573,39 @@ _ta() {
                 ;;
             ta__subcmd__help__subcmd__tagger,train)
                 cmd="ta__subcmd__help__subcmd__tagger__subcmd__train"
+                ;;
+            ta__subcmd__help__subcmd__tagger__subcmd__group,bulk-delete)
+                cmd="ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__bulk__subcmd__delete"
+                ;;
+            ta__subcmd__help__subcmd__tagger__subcmd__group,create)
+                cmd="ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__create"
+                ;;
+            ta__subcmd__help__subcmd__tagger__subcmd__group,delete)
+                cmd="ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__delete"
+                ;;
+            ta__subcmd__help__subcmd__tagger__subcmd__group,export)
+                cmd="ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__export"
+                ;;
+            ta__subcmd__help__subcmd__tagger__subcmd__group,import)
+                cmd="ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__import"
+                ;;
+            ta__subcmd__help__subcmd__tagger__subcmd__group,list)
+                cmd="ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__list"
+                ;;
+            ta__subcmd__help__subcmd__tagger__subcmd__group,models)
+                cmd="ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__models"
+                ;;
+            ta__subcmd__help__subcmd__tagger__subcmd__group,retrain)
+                cmd="ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__retrain"
+                ;;
+            ta__subcmd__help__subcmd__tagger__subcmd__group,show)
+                cmd="ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__show"
+                ;;
+            ta__subcmd__help__subcmd__tagger__subcmd__group,tag)
+                cmd="ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__tag"
+                ;;
+            ta__subcmd__help__subcmd__tagger__subcmd__group,tag-text)
+                cmd="ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__tag__subcmd__text"
                 ;;
             ta__subcmd__help__subcmd__task,list)
                 cmd="ta__subcmd__help__subcmd__task__subcmd__list"
@@ -925,6 +991,78 @@ _ta() {
             ta__subcmd__tagger,train)
                 cmd="ta__subcmd__tagger__subcmd__train"
                 ;;
+            ta__subcmd__tagger__subcmd__group,bulk-delete)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__bulk__subcmd__delete"
+                ;;
+            ta__subcmd__tagger__subcmd__group,create)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__create"
+                ;;
+            ta__subcmd__tagger__subcmd__group,delete)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__delete"
+                ;;
+            ta__subcmd__tagger__subcmd__group,export)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__export"
+                ;;
+            ta__subcmd__tagger__subcmd__group,help)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__help"
+                ;;
+            ta__subcmd__tagger__subcmd__group,import)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__import"
+                ;;
+            ta__subcmd__tagger__subcmd__group,list)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__list"
+                ;;
+            ta__subcmd__tagger__subcmd__group,models)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__models"
+                ;;
+            ta__subcmd__tagger__subcmd__group,retrain)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__retrain"
+                ;;
+            ta__subcmd__tagger__subcmd__group,show)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__show"
+                ;;
+            ta__subcmd__tagger__subcmd__group,tag)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__tag"
+                ;;
+            ta__subcmd__tagger__subcmd__group,tag-text)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__tag__subcmd__text"
+                ;;
+            ta__subcmd__tagger__subcmd__group__subcmd__help,bulk-delete)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__bulk__subcmd__delete"
+                ;;
+            ta__subcmd__tagger__subcmd__group__subcmd__help,create)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__create"
+                ;;
+            ta__subcmd__tagger__subcmd__group__subcmd__help,delete)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__delete"
+                ;;
+            ta__subcmd__tagger__subcmd__group__subcmd__help,export)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__export"
+                ;;
+            ta__subcmd__tagger__subcmd__group__subcmd__help,help)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__help"
+                ;;
+            ta__subcmd__tagger__subcmd__group__subcmd__help,import)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__import"
+                ;;
+            ta__subcmd__tagger__subcmd__group__subcmd__help,list)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__list"
+                ;;
+            ta__subcmd__tagger__subcmd__group__subcmd__help,models)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__models"
+                ;;
+            ta__subcmd__tagger__subcmd__group__subcmd__help,retrain)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__retrain"
+                ;;
+            ta__subcmd__tagger__subcmd__group__subcmd__help,show)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__show"
+                ;;
+            ta__subcmd__tagger__subcmd__group__subcmd__help,tag)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__tag"
+                ;;
+            ta__subcmd__tagger__subcmd__group__subcmd__help,tag-text)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__tag__subcmd__text"
+                ;;
             ta__subcmd__tagger__subcmd__help,bulk-delete)
                 cmd="ta__subcmd__tagger__subcmd__help__subcmd__bulk__subcmd__delete"
                 ;;
@@ -1100,7 +1238,7 @@ _ta() {
 
     case "${cmd}" in
         ta)
-            opts="-h -V --data-dir --search-url --server --token --as --json --help --version init serve health register login logout user project regex-tagger regex-tagger-group tagger torchtagger embedding lexicon saved-search anonymizer mlp import search doc index task api completions man help"
+            opts="-h -V --data-dir --search-url --server --token --as --json --help --version init serve health register login logout user project regex-tagger regex-tagger-group tagger tagger-group torchtagger embedding lexicon saved-search anonymizer mlp import search doc index task api completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2002,7 +2140,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__embedding)
-            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete export import create train similar phrase help"
+            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete export import create train sentences phrases vocabulary similar phrase help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2074,7 +2212,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__embedding__subcmd__create)
-            opts="-h --project --description --field --index --query --dims --min-freq --max-documents --data-dir --search-url --server --token --as --json --help"
+            opts="-h --project --description --field --index --query --dims --min-freq --max-documents --threads --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2109,6 +2247,10 @@ _ta() {
                     return 0
                     ;;
                 --max-documents)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2224,7 +2366,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__embedding__subcmd__help)
-            opts="list show delete bulk-delete export import create train similar phrase help"
+            opts="list show delete bulk-delete export import create train sentences phrases vocabulary similar phrase help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2349,6 +2491,34 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__embedding__subcmd__help__subcmd__phrases)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__embedding__subcmd__help__subcmd__sentences)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__embedding__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -2378,6 +2548,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__embedding__subcmd__help__subcmd__train)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__embedding__subcmd__help__subcmd__vocabulary)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2509,6 +2693,94 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__embedding__subcmd__phrases)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__embedding__subcmd__sentences)
+            opts="-h --field --file --embedding --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --embedding)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__embedding__subcmd__show)
             opts="-h --project --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -2598,7 +2870,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__embedding__subcmd__train)
-            opts="-h --project --description --field --dims --min-freq --file --data-dir --search-url --server --token --as --json --help"
+            opts="-h --project --description --field --dims --min-freq --file --threads --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2625,6 +2897,48 @@ _ta() {
                     return 0
                     ;;
                 --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__embedding__subcmd__vocabulary)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2690,7 +3004,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help)
-            opts="init serve health register login logout user project regex-tagger regex-tagger-group tagger torchtagger embedding lexicon saved-search anonymizer mlp import search doc index task api completions man help"
+            opts="init serve health register login logout user project regex-tagger regex-tagger-group tagger tagger-group torchtagger embedding lexicon saved-search anonymizer mlp import search doc index task api completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2914,7 +3228,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__embedding)
-            opts="list show delete bulk-delete export import create train similar phrase"
+            opts="list show delete bulk-delete export import create train sentences phrases vocabulary similar phrase"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3025,6 +3339,34 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__help__subcmd__embedding__subcmd__phrases)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__embedding__subcmd__sentences)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__help__subcmd__embedding__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -3054,6 +3396,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__embedding__subcmd__train)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__embedding__subcmd__vocabulary)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3882,6 +4238,174 @@ _ta() {
         ta__subcmd__help__subcmd__tagger)
             opts="list show delete bulk-delete export import create train tag-text tag features stop-words retrain"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__tagger__subcmd__group)
+            opts="list show delete bulk-delete export import create tag-text tag models retrain"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__bulk__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__import)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__models)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__retrain)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__tag)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__tag__subcmd__text)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -7521,6 +8045,696 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__tagger__subcmd__group)
+            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete export import create tag-text tag models retrain help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__bulk__subcmd__delete)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__create)
+            opts="-h --project --description --fact --min-samples --field --vectorizer --classifier --index --maximum-sample-size --negative-multiplier --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --description)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fact)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-samples)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vectorizer)
+                    COMPREPLY=($(compgen -W "hashing count tfidf" -- "${cur}"))
+                    return 0
+                    ;;
+                --classifier)
+                    COMPREPLY=($(compgen -W "lr svm" -- "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --maximum-sample-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --negative-multiplier)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__delete)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__export)
+            opts="-o -h --project --output --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__help)
+            opts="list show delete bulk-delete export import create tag-text tag models retrain help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__bulk__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__import)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__models)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__retrain)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__tag)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__tag__subcmd__text)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__import)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__list)
+            opts="-h --project --ordering --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ordering)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__models)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__retrain)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__show)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__tag)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__tag__subcmd__text)
+            opts="-h --project --no-lemmatize --no-ner --similar-docs --candidate-tags --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --similar-docs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --candidate-tags)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__tagger__subcmd__bulk__subcmd__delete)
             opts="-h --project --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -7560,7 +8774,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__tagger__subcmd__create)
-            opts="-h --project --description --field --vectorizer --classifier --index --query --maximum-sample-size --negative-multiplier --data-dir --search-url --server --token --as --json --help"
+            opts="-h --project --description --field --vectorizer --classifier --index --maximum-sample-size --negative-multiplier --query --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -7590,15 +8804,15 @@ _ta() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --query)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --maximum-sample-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --negative-multiplier)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -9168,7 +10382,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__torchtagger__subcmd__train)
-            opts="-h --project --description --field --architecture --epochs --label-field --positive --file --data-dir --search-url --server --token --as --json --help"
+            opts="-h --project --description --field --architecture --epochs --label-field --positive --embedding --seed --file --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -9199,6 +10413,14 @@ _ta() {
                     return 0
                     ;;
                 --positive)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --embedding)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --seed)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,5 +1,6 @@
 //! Trained models over HTTP against a real `ta serve`. Embeddings (api.md §5): training from
-//! index fields, predict_similar, phrase_text, the cascade to taggers. Taggers (api.md §6): create from an index with
+//! index fields, predict_similar, phrase_text, the cascade to taggers, `threads`; the CLI's
+//! `ta embedding` train, sentences, phrases and vocabulary. Taggers (api.md §6): create from an index with
 //! background training, the figures, tag_text / tag_doc / tag_random_doc / list_features /
 //! stop_words / retrain_tagger / multitag_text, training from a labelled file, the
 //! validation messages; and the CLI's `ta tagger` in local and remote mode with identical
@@ -444,6 +445,55 @@ fn embedding_trains_and_serves_similar_words_and_phrases() {
         .expect(404, json!({"detail": "Not found."}));
 }
 
+/// `threads` (ta extension): an embedding trains on two threads; the field stays out of the
+/// response (the reference's shape) but is kept with the settings, so the export carries it;
+/// out of bounds is a field error.
+#[test]
+fn embedding_trains_on_several_threads() {
+    let (s, t, pk) = setup();
+    let url = format!("/projects/{pk}/embeddings/");
+    let body = json!({"description": "news", "fields": ["text"], "min_freq": 1, "num_dimensions": 20, "threads": 2});
+    let created = s.post(&url, Some(&t), &body).ok(201);
+    let id = created["id"].as_i64().unwrap();
+    let done = s.settle(&t, &format!("{url}{id}/"));
+    assert_eq!(done["task"]["status"], "completed", "{done}");
+    let keys: Vec<&String> = done.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "id",
+            "url",
+            "author_username",
+            "description",
+            "indices",
+            "fields",
+            "query",
+            "num_dimensions",
+            "max_documents",
+            "min_freq",
+            "vocab_size",
+            "task"
+        ]
+    );
+    assert!(done["vocab_size"].as_i64().unwrap() > 10, "{done}");
+    let export = s.get(&format!("{url}{id}/export_model/"), Some(&t));
+    assert_eq!(export.status, 200, "{}", export.text);
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(export.bytes)).unwrap();
+    let header: Value = serde_json::from_reader(zip.by_name("model.json").unwrap()).unwrap();
+    assert_eq!(header["config"]["threads"], 2, "{header}");
+    for (threads, message) in [
+        (json!(65), "Ensure this value is less than or equal to 64."),
+        (json!(0), "Ensure this value is greater than or equal to 1."),
+        (json!("many"), "A valid integer is required."),
+    ] {
+        let mut bad = body.clone();
+        bad["threads"] = threads.clone();
+        s.post(&url, Some(&t), &bad).expect(400, json!({"threads": [message]}));
+        s.patch(&format!("{url}{id}/"), Some(&t), &json!({"threads": threads}))
+            .expect(400, json!({"threads": [message]}));
+    }
+}
+
 /// Lexicons and saved searches (gui.md §11): whole bodies over HTTP, and the CLI.
 #[test]
 fn lexicons_and_saved_searches() {
@@ -528,4 +578,116 @@ fn cli_trains_an_embedding_from_a_file() {
         .ok(),
         local
     );
+}
+
+/// `ta embedding train --threads`, and looking inside a model: `sentences` (the processed
+/// corpus, or phrased as word2vec reads it), `phrases` and `vocabulary`, whose counts are the
+/// token counts of the phrased sentences; the same locally and through a server.
+#[test]
+fn cli_embedding_threads_sentences_phrases_and_vocabulary() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let corpus_file = dir.path().join("corpus.jsonl");
+    // "kuri koer" 10 times among many rare words: a pair that passes the phraser's min_count
+    // of 5 and scores above its threshold of 10.
+    let mut text = corpus();
+    for i in 0..10 {
+        text.push_str(&format!("{}\n", json!({"text": format!("uudis{i} kuri koer haukus")})));
+    }
+    for i in 0..80 {
+        text.push_str(&format!("{}\n", json!({"text": format!("sõna{i}a sõna{i}b")})));
+    }
+    std::fs::write(&corpus_file, text).unwrap();
+    let file = corpus_file.to_str().unwrap();
+    ta(&data, &["project", "create", "--title", "p"]).ok();
+    let train = |threads: &str| {
+        ta(
+            &data,
+            &[
+                "embedding",
+                "train",
+                "--project",
+                "1",
+                "--description",
+                "e",
+                "--field",
+                "text",
+                "--min-freq",
+                "1",
+                "--dims",
+                "10",
+                "--file",
+                file,
+                "--threads",
+                threads,
+            ],
+        )
+    };
+    let trained = train("2").ok();
+    assert_eq!(trained["task"]["status"], "completed", "{trained}");
+    let error = train("65").fails(3);
+    assert!(error.contains("threads") && error.contains("64"), "{error}");
+
+    let sentences = |args: &[&str]| -> Vec<Vec<String>> {
+        let mut all = vec!["embedding", "sentences", "--field", "text", "--file", file];
+        all.extend(args);
+        let out = ta(&data, &all);
+        assert_eq!(out.code, 0, "{out:?}");
+        out.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    };
+    let processed = sentences(&[]);
+    assert_eq!(processed.len(), 150);
+    assert_eq!(
+        processed[0],
+        ["varas", "varastas", "poest", "telefoni", "politsei", "pidas", "varga", "kinni"]
+    );
+    let phrased = sentences(&["--embedding", "1"]);
+    assert_eq!(phrased.len(), processed.len());
+    let phrases = ta(&data, &["embedding", "phrases", "1"]).ok();
+    let joined: Vec<&str> = phrases.as_array().unwrap().iter().map(|p| p["phrase"].as_str().unwrap()).collect();
+    assert_eq!(joined.len(), 13, "{phrases}");
+    // (count(kuri koer) − min_count) / (count(kuri) · count(koer)) · table entries = 5 / 100 · 322
+    assert!(
+        phrases.as_array().unwrap().contains(&json!({"phrase": "kuri_koer", "score": 16.1})),
+        "{phrases}"
+    );
+    assert!(
+        phrases.as_array().unwrap().iter().all(|p| p["score"].as_f64().unwrap() > 10.0),
+        "{phrases}"
+    );
+    assert!(
+        phrased.iter().flatten().any(|token| joined.contains(&token.as_str())),
+        "{phrased:?}"
+    );
+    let vocabulary = ta(&data, &["embedding", "vocabulary", "1"]).ok();
+    let mut counts = std::collections::BTreeMap::<String, i64>::new();
+    for token in phrased.iter().flatten() {
+        *counts.entry(token.clone()).or_default() += 1;
+    }
+    let listed: std::collections::BTreeMap<String, i64> = vocabulary
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| (w["word"].as_str().unwrap().to_owned(), w["count"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(listed, counts);
+    assert_eq!(
+        vocabulary.as_array().unwrap().len(),
+        trained["vocab_size"].as_i64().unwrap() as usize
+    );
+
+    let s = Server::start_in(&data, &[]);
+    let token = s.admin_token();
+    let remote = |args: &[&str]| {
+        let mut all = vec!["--server", s.base.as_str(), "--token", token.as_str()];
+        all.extend(args);
+        ta(&data, &all)
+    };
+    assert_eq!(remote(&["embedding", "phrases", "1"]).ok(), phrases);
+    assert_eq!(remote(&["embedding", "vocabulary", "1"]).ok(), vocabulary);
+    let out = remote(&["embedding", "sentences", "--field", "text", "--file", file, "--embedding", "1"]);
+    let remote_phrased: Vec<Vec<String>> = out.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(remote_phrased, phrased);
+    let missing = ta(&data, &["embedding", "phrases", "9", "--project", "1"]).fails(5);
+    assert!(missing.contains("Not found"), "{missing}");
 }

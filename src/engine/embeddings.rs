@@ -50,6 +50,10 @@ pub struct EmbeddingIn {
     pub max_documents: Option<i64>,
     /// Least count of a word in the vocabulary (default 5).
     pub min_freq: Option<i64>,
+    /// Training threads (ta extension; default 1, at most 64; not in the response). 1 trains
+    /// seeded and reproducibly, bit for bit; more train lock-free in parallel (Hogwild):
+    /// faster on several cores, but two runs no longer give the same vectors.
+    pub threads: Option<i64>,
 }
 
 /// What is stored per embedding besides the description.
@@ -63,6 +67,13 @@ struct Stored {
     min_freq: i64,
     #[serde(default)]
     vocab_size: i64,
+    /// Training threads (ta extension), kept so a retrain or retry trains the same way.
+    #[serde(default = "one_thread")]
+    threads: i64,
+}
+
+fn one_thread() -> i64 {
+    1
 }
 
 impl Default for Stored {
@@ -75,12 +86,18 @@ impl Default for Stored {
             max_documents: 0,
             min_freq: 5,
             vocab_size: 0,
+            threads: one_thread(),
         }
     }
 }
 
 fn stored(r: &Resource) -> Stored {
     serde_json::from_value(r.config.clone()).unwrap_or_default()
+}
+
+/// The `threads` request field (ta extension), 1 to `embedding::MAX_WORKERS`.
+fn threads(f: &mut Form) -> Option<i64> {
+    f.integer("threads", false, Some(1), Some(embedding::MAX_WORKERS as i64))
 }
 
 fn embedding_error(e: EmbeddingError) -> Error {
@@ -129,6 +146,9 @@ impl Engine {
         }
         if let Some(v) = f.integer("min_freq", false, Some(1), None) {
             s.min_freq = v;
+        }
+        if let Some(v) = threads(&mut f) {
+            s.threads = v;
         }
         f.finish()?;
         self.resolve_indices(pk, Some(s.indices.clone()))?;
@@ -262,7 +282,8 @@ impl Engine {
                 .and_then(|_| h.progress(p.sentences as i64, p.fraction * 100.0))
                 .is_ok()
         };
-        let model = embedding::train(&settings, 1, corpus, &mut report).map_err(embedding_error)?;
+        let workers = usize::try_from(s.threads).unwrap_or(1);
+        let model = embedding::train(&settings, workers, corpus, &mut report).map_err(embedding_error)?;
         h.step("saving")?;
         ModelFile::write(&self.embedding_file(id), &model.to_bytes())?;
         self.models.evict(Kind::Embedding, id);
@@ -287,6 +308,7 @@ impl Engine {
             let fields = f.strings("fields", List::REQUIRED.non_empty(), Str::REQUIRED);
             let dims = f.integer("num_dimensions", false, Some(1), Some(embedding::MAX_DIMENSIONS as i64));
             let min_freq = f.integer("min_freq", false, Some(1), None);
+            let workers = threads(&mut f);
             if upload.is_none() {
                 f.fail("file", "No file was submitted.");
             }
@@ -296,6 +318,7 @@ impl Engine {
                 fields: fields.unwrap_or_default(),
                 num_dimensions: dims.unwrap_or(defaults.num_dimensions),
                 min_freq: min_freq.unwrap_or(defaults.min_freq),
+                threads: workers.unwrap_or(defaults.threads),
                 ..defaults
             };
             let path = upload.as_ref().map(|u| u.path.clone()).unwrap_or_default();
@@ -379,11 +402,21 @@ impl Engine {
 /// The sentences of the `fields` of every line of a JSONL file (a line that is a plain
 /// JSON string is a text of its own).
 fn file_sentences(path: &std::path::Path, fields: &[String]) -> Result<Vec<Vec<String>>> {
-    use std::io::BufRead;
     let file = std::fs::File::open(path).map_err(|e| Error::BadRequest(format!("cannot read the corpus file: {e}")))?;
-    let p = processor();
     let mut sentences = Vec::new();
-    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
+    corpus_sentences(std::io::BufReader::new(file), fields, &mut |sentence| {
+        sentences.push(sentence);
+        Ok(())
+    })?;
+    Ok(sentences)
+}
+
+/// Calls `each` with every sentence of a JSONL corpus as embedding training reads it: the
+/// `fields` of every line (a line that is a plain JSON string is a text of its own) through
+/// the embedding text processor, in order, not yet phrased.
+pub fn corpus_sentences(input: impl std::io::BufRead, fields: &[String], each: &mut dyn FnMut(Vec<String>) -> Result<()>) -> Result<()> {
+    let p = processor();
+    for (n, line) in input.lines().enumerate() {
         let line = line.map_err(|e| Error::BadRequest(format!("corpus file, line {}: {e}", n + 1)))?;
         if line.trim().is_empty() {
             continue;
@@ -395,10 +428,21 @@ fn file_sentences(path: &std::path::Path, fields: &[String]) -> Result<Vec<Vec<S
             _ => field_texts(&doc, fields),
         };
         for text in texts {
-            sentences.extend(p.process(&text, &Hooks::default()));
+            for sentence in p.process(&text, &Hooks::default()) {
+                each(sentence)?;
+            }
         }
     }
-    Ok(sentences)
+    Ok(())
+}
+
+/// The checked embedding in an export archive.
+pub fn exported_model(archive: &super::export::Archive) -> Result<Embedding> {
+    let model = archive
+        .files
+        .get("model.bin")
+        .ok_or_else(|| Error::field("file", "The export holds no model."))?;
+    Embedding::from_bytes(model).map_err(|e| Error::field("file", e.to_string()))
 }
 
 /// One `predict_similar` answer item.
@@ -467,11 +511,7 @@ impl Engine {
     pub fn import_embedding(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<EmbeddingOut> {
         self.check_project_access(ctx, pk)?;
         let archive = self.uploaded_export(body, "embedding")?;
-        let model = archive
-            .files
-            .get("model.bin")
-            .ok_or_else(|| Error::field("file", "The export holds no model."))?;
-        Embedding::from_bytes(model).map_err(|e| Error::field("file", e.to_string()))?;
+        let model = exported_model(&archive)?;
         let mut s: Stored =
             serde_json::from_value(archive.config).map_err(|e| Error::field("file", format!("Unreadable embedding settings: {e}")))?;
         s.indices.clear();
@@ -482,7 +522,7 @@ impl Engine {
             &archive.description,
             &serde_json::to_value(&s).map_err(Error::internal)?,
         )?;
-        ModelFile::write(&self.embedding_file(id), model)?;
+        ModelFile::write(&self.embedding_file(id), &model.to_bytes())?;
         let task = self.create_task(&TaskKind::ImportModel, Some(pk))?;
         self.set_resource_task(Kind::Embedding, id, task)?;
         self.run_task(task, Box::new(|_| Ok(())), Some(Box::new(|_| {})));

@@ -37,7 +37,7 @@ pub struct Progress {
 }
 
 /// The most training threads accepted.
-pub const MAX_WORKERS: usize = 256;
+pub const MAX_WORKERS: usize = 64;
 
 /// Trains an embedding (phraser and word2vec vectors). `corpus` is called twice and must
 /// give the same tokenised sentences each time. `progress` is called now and then; when it

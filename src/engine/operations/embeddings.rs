@@ -33,6 +33,9 @@ pub struct TrainFileIn {
     pub fields: Vec<String>,
     pub num_dimensions: Option<i64>,
     pub min_freq: Option<i64>,
+    /// Training threads (ta extension; default 1, at most 64): 1 is reproducible bit for
+    /// bit, more is faster on several cores but not reproducible.
+    pub threads: Option<i64>,
     /// The JSONL corpus (a line that is a JSON string is a text of its own).
     #[schema(value_type = String, format = Binary)]
     pub file: String,
