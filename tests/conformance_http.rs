@@ -33,6 +33,7 @@ const IMPLEMENTED: &[&str] = &[
     "dataset_imports",
     "apply_tagger_group",
     "taggers",
+    "tagger_groups",
     "embeddings",
     "torchtaggers",
     "lexicons",

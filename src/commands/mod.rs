@@ -15,6 +15,7 @@ mod projects;
 mod regex;
 mod resources;
 mod system;
+mod tagger_groups;
 mod taggers;
 mod torchtaggers;
 
@@ -89,6 +90,10 @@ pub enum Command {
     /// Taggers: text classifiers trained on index documents or a labelled file
     #[command(subcommand)]
     Tagger(taggers::TaggerCmd),
+    /// Tagger groups: one tagger per value of a fact, trained together; a text gets the tags
+    /// that fit among those its most similar documents hold
+    #[command(subcommand, name = "tagger-group")]
+    TaggerGroup(tagger_groups::TaggerGroupCmd),
     /// Neural taggers: fastText, TextRNN and RCNN networks trained on index documents or a
     /// labelled file
     #[command(subcommand)]
@@ -315,6 +320,7 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
                 Command::RegexTaggerGroup(c) => regex::group(&t, c),
                 Command::Anonymizer(c) => anonymizer::run(&t, c),
                 Command::Tagger(c) => taggers::run(&t, c),
+                Command::TaggerGroup(c) => tagger_groups::run(&t, c),
                 Command::Torchtagger(c) => torchtaggers::run(&t, c),
                 Command::Lexicon(c) => lists::lexicon(&t, c),
                 Command::SavedSearch(c) => lists::saved_search(&t, c),

@@ -22,7 +22,7 @@ pub enum Vectorizer {
 }
 
 impl Vectorizer {
-    fn wire(self) -> &'static str {
+    pub fn wire(self) -> &'static str {
         match self {
             Vectorizer::Hashing => "Hashing Vectorizer",
             Vectorizer::Count => "Count Vectorizer",
@@ -41,7 +41,7 @@ pub enum Classifier {
 }
 
 impl Classifier {
-    fn wire(self) -> &'static str {
+    pub fn wire(self) -> &'static str {
         match self {
             Classifier::Lr => "Logistic Regression",
             Classifier::Svm => "LinearSVC",
@@ -54,6 +54,21 @@ pub struct ModelArgs {
     /// Name of the tagger; also the tag it assigns
     #[arg(long)]
     pub description: String,
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+}
+
+impl ModelArgs {
+    fn body(&self) -> Map<String, Value> {
+        let mut m = self.settings.body();
+        m.insert("description".into(), json!(self.description));
+        m
+    }
+}
+
+/// What a tagger reads and how it learns (a tagger group's members share them).
+#[derive(Args, Debug)]
+pub struct SettingsArgs {
     /// Field holding the text (dotted path; repeat for several)
     #[arg(long = "field", required = true)]
     pub fields: Vec<String>,
@@ -65,10 +80,9 @@ pub struct ModelArgs {
     pub classifier: Option<Classifier>,
 }
 
-impl ModelArgs {
-    fn body(&self) -> Map<String, Value> {
+impl SettingsArgs {
+    pub fn body(&self) -> Map<String, Value> {
         let mut m = Map::new();
-        m.insert("description".into(), json!(self.description));
         m.insert("fields".into(), json!(self.fields));
         if let Some(v) = self.vectorizer {
             m.insert("vectorizer".into(), json!(v.wire()));
@@ -77,6 +91,36 @@ impl ModelArgs {
             m.insert("classifier".into(), json!(c.wire()));
         }
         m
+    }
+}
+
+/// Where a tagger's examples come from and how many.
+#[derive(Args, Debug)]
+pub struct SampleArgs {
+    /// Index to sample from (repeat for several) [default: all project indices]
+    #[arg(long = "index")]
+    pub indices: Vec<String>,
+    /// Most positives to sample
+    #[arg(long)]
+    pub maximum_sample_size: Option<i64>,
+    /// Negatives per positive
+    #[arg(long)]
+    pub negative_multiplier: Option<i64>,
+}
+
+impl SampleArgs {
+    /// Adds the given settings to a request body.
+    pub fn add_to(&self, b: &mut Map<String, Value>) {
+        b.insert(
+            "indices".into(),
+            json!(self.indices.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()),
+        );
+        if let Some(n) = self.maximum_sample_size {
+            b.insert("maximum_sample_size".into(), json!(n));
+        }
+        if let Some(n) = self.negative_multiplier {
+            b.insert("negative_multiplier".into(), json!(n));
+        }
     }
 }
 
@@ -94,18 +138,11 @@ pub enum TaggerCmd {
         project: i64,
         #[command(flatten)]
         model: ModelArgs,
-        /// Index to sample from (repeat for several) [default: all project indices]
-        #[arg(long = "index")]
-        indices: Vec<String>,
+        #[command(flatten)]
+        sample: SampleArgs,
         /// Elasticsearch query selecting the positives, as JSON [default: all documents]
         #[arg(long)]
         query: Option<String>,
-        /// Most positives to sample
-        #[arg(long)]
-        maximum_sample_size: Option<i64>,
-        /// Negatives per positive
-        #[arg(long)]
-        negative_multiplier: Option<i64>,
     },
     /// Train a tagger from labelled JSONL (stdin, or --file), no index needed: lines whose
     /// --label-field equals --positive are positives, other labelled lines negatives
@@ -194,27 +231,16 @@ pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
         TaggerCmd::Create {
             project,
             model,
-            indices,
+            sample,
             query,
-            maximum_sample_size,
-            negative_multiplier,
         } => {
             let mut b = model.body();
-            b.insert(
-                "indices".into(),
-                json!(indices.iter().map(|n| json!({"name": n})).collect::<Vec<_>>()),
-            );
+            sample.add_to(&mut b);
             if let Some(q) = query {
                 b.insert(
                     "query".into(),
                     serde_json::from_str(q).map_err(|e| Error::BadRequest(format!("--query is not JSON: {e}")))?,
                 );
-            }
-            if let Some(n) = maximum_sample_size {
-                b.insert("maximum_sample_size".into(), json!(n));
-            }
-            if let Some(n) = negative_multiplier {
-                b.insert("negative_multiplier".into(), json!(n));
             }
             let body = Value::Object(b);
             let created = match t {
@@ -248,13 +274,13 @@ pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
                         .text("description", model.description.clone())
                         .text("label_field", label_field.clone())
                         .text("positive", positive.clone());
-                    for f in &model.fields {
+                    for f in &model.settings.fields {
                         form = form.text("fields", f.clone());
                     }
-                    if let Some(v) = model.vectorizer {
+                    if let Some(v) = model.settings.vectorizer {
                         form = form.text("vectorizer", v.wire());
                     }
-                    if let Some(cl) = model.classifier {
+                    if let Some(cl) = model.settings.classifier {
                         form = form.text("classifier", cl.wire());
                     }
                     let form = resources::file_part(form, file.as_deref())?;

@@ -58,7 +58,8 @@ pub fn parse_index_objects(f: &mut Form, field: &str) -> Result<Option<Vec<Strin
     Ok(Some(items))
 }
 
-fn bare(msg: String) -> Error {
+/// A 400 whose body is a bare list holding `msg`.
+pub(crate) fn bare(msg: String) -> Error {
     Error::Invalid(json!([msg]))
 }
 

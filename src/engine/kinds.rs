@@ -33,10 +33,19 @@ pub trait ResourceKind: 'static {
     /// Validates `body` onto the stored `r` (`mode`: PUT or PATCH) and stores the result.
     fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()>;
 
+    /// Keys of the stored configuration a list may also be ordered by (`?ordering=`).
+    const ORDER_KEYS: &'static [&'static str] = &[];
+
     /// Called before `r` is deleted (alone or in a bulk delete): cascades, cached models,
     /// files.
     fn deleting(_e: &Engine, _r: &Resource) -> Result<()> {
         Ok(())
+    }
+
+    /// `deleting`, for kinds whose delete removes other resources too: what it removed
+    /// besides `r`, which bulk_delete counts. The default removes nothing else.
+    fn cascade(e: &Engine, r: &Resource) -> Result<BulkDeleteOut> {
+        Self::deleting(e, r).map(|()| BulkDeleteOut::default())
     }
 }
 
@@ -57,7 +66,7 @@ impl Engine {
     /// GET `<kind>/`: one page, with the `description` filter and ordering.
     pub fn list_of<K: ResourceKind>(&self, ctx: &Ctx, pk: i64, q: &BTreeMap<String, String>) -> Result<Page<K::Out>> {
         self.check_project_access(ctx, pk)?;
-        let (count, rows) = self.page_resources(K::KIND, pk, q)?;
+        let (count, rows) = self.page_resources(K::KIND, pk, q, K::ORDER_KEYS)?;
         Ok(Page {
             count,
             results: rows.iter().map(|r| K::render(self, ctx, r)).collect::<Result<_>>()?,
@@ -87,7 +96,7 @@ impl Engine {
     /// DELETE `<kind>/{id}/`.
     pub fn delete_of<K: ResourceKind>(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<()> {
         self.check_project_access(ctx, pk)?;
-        K::deleting(self, &self.resource(K::KIND, pk, id)?)?;
+        K::cascade(self, &self.resource(K::KIND, pk, id)?)?;
         self.delete_resource(K::KIND, pk, id)
     }
 
@@ -95,9 +104,12 @@ impl Engine {
     pub fn bulk_delete_of<K: ResourceKind>(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<BulkDeleteOut> {
         self.check_project_access(ctx, pk)?;
         let ids = parse_ids(body)?;
+        let mut cascaded = BulkDeleteOut::default();
         for r in self.resources_by_ids(K::KIND, pk, &ids)? {
-            K::deleting(self, &r)?;
+            cascaded.add(K::cascade(self, &r)?);
         }
-        self.bulk_delete(K::KIND, pk, &ids)
+        let mut out = self.bulk_delete(K::KIND, pk, &ids)?;
+        out.add(cascaded);
+        Ok(out)
     }
 }

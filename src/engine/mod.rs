@@ -31,6 +31,7 @@ pub mod resources;
 pub mod sample;
 pub mod search;
 pub mod searches;
+pub mod tagger_groups;
 pub mod taggers;
 pub mod tasks;
 pub mod torchtaggers;

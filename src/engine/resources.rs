@@ -27,11 +27,21 @@ pub struct Page<T> {
 }
 
 /// `{"num_deleted", "deleted_types"}` of bulk_delete.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 pub struct BulkDeleteOut {
     pub num_deleted: usize,
     #[schema(value_type = Object)]
     pub deleted_types: BTreeMap<String, usize>,
+}
+
+impl BulkDeleteOut {
+    /// Counts `other`'s deletions in too.
+    pub fn add(&mut self, other: BulkDeleteOut) {
+        self.num_deleted += other.num_deleted;
+        for (label, n) in other.deleted_types {
+            *self.deleted_types.entry(label).or_default() += n;
+        }
+    }
 }
 
 /// Kinds of stored resources, with their wire route segment and reference model label.
@@ -193,12 +203,22 @@ impl Engine {
     }
 
     /// One page of resources of `kind`, with the `description` and `task_status` filters and
-    /// ordering on `id`, `author__username` and `description`.
-    pub fn page_resources(&self, kind: Kind, project: i64, query: &BTreeMap<String, String>) -> Result<(usize, Vec<Resource>)> {
-        let order = order_clause(
-            query.get("ordering").map(String::as_str),
-            &[("id", "r.id"), ("author__username", "u.username"), ("description", "r.description")],
-        );
+    /// ordering on `id`, `author__username`, `description` and the configuration's
+    /// `config_keys`.
+    pub fn page_resources(
+        &self,
+        kind: Kind,
+        project: i64,
+        query: &BTreeMap<String, String>,
+        config_keys: &[&str],
+    ) -> Result<(usize, Vec<Resource>)> {
+        let config: Vec<(&str, String)> = config_keys
+            .iter()
+            .map(|k| (*k, format!("json_extract(r.config, '$.{k}')")))
+            .collect();
+        let mut allowed = vec![("id", "r.id"), ("author__username", "u.username"), ("description", "r.description")];
+        allowed.extend(config.iter().map(|(k, sql)| (*k, sql.as_str())));
+        let order = order_clause(query.get("ordering").map(String::as_str), &allowed);
         let filter = query.get("description").cloned().unwrap_or_default();
         let status = query.get("task_status").cloned().unwrap_or_default();
         let all: Vec<Resource> = self.db.with(|c| {

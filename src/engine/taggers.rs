@@ -197,17 +197,32 @@ impl Engine {
         let description = f
             .string("description", Str::REQUIRED.max(1000))
             .unwrap_or_else(|| description.to_string());
+        self.parse_tagger_settings(&mut f, pk, &mut s, true)?;
+        f.finish()?;
+        let indices = self.resolve_indices(pk, Some(s.indices.clone()))?;
+        if s.indices.is_empty() && !indices.is_empty() {
+            s.indices.clear();
+        }
+        Ok((description, s))
+    }
+
+    /// Validates the settings of a tagger body (all but `description`; `query` only
+    /// `with_query`) onto `s`, recording field errors in `f`. A tagger group's `tagger` object
+    /// is read by the same rules.
+    pub(crate) fn parse_tagger_settings(&self, f: &mut Form, pk: i64, s: &mut Stored, with_query: bool) -> Result<()> {
         if let Some(fields) = f.strings("fields", List::REQUIRED, Str::REQUIRED) {
-            self.check_project_fields(&mut f, pk, &fields)?;
+            self.check_project_fields(f, pk, &fields)?;
             s.fields = fields;
         }
-        if let Some(indices) = parse_index_objects(&mut f, "indices")? {
+        if let Some(indices) = parse_index_objects(f, "indices")? {
             s.indices = indices;
         }
-        if let Some(q) = parse_query(&mut f) {
-            s.query = q;
+        if with_query {
+            if let Some(q) = parse_query(f) {
+                s.query = q;
+            }
         }
-        if let Some(e) = self.embedding_ref(&mut f, pk) {
+        if let Some(e) = self.embedding_ref(f, pk) {
             s.embedding = e;
         }
         if let Some(v) = f.choice("vectorizer", false, &VECTORIZERS) {
@@ -225,12 +240,7 @@ impl Engine {
         if let Some(v) = f.integer("negative_multiplier", false, Some(1), Some(1000)) {
             s.negative_multiplier = v;
         }
-        f.finish()?;
-        let indices = self.resolve_indices(pk, Some(s.indices.clone()))?;
-        if s.indices.is_empty() && !indices.is_empty() {
-            s.indices.clear();
-        }
-        Ok((description, s))
+        Ok(())
     }
 
     pub(crate) fn render_tagger_model(&self, ctx: &Ctx, r: &Resource) -> Result<TaggerOut> {
@@ -453,7 +463,7 @@ impl Engine {
                 let out = match super::lines::BatchItem::parse(line) {
                     super::lines::BatchItem::Text(text) => match super::pytext::strip(&text) {
                         "" => Err(Error::field("text", super::validate::NOT_BLANK)),
-                        text => Ok(t.tag(self, &vec![text; t.stored.fields.len().max(1)], false)),
+                        text => Ok(t.tag(self, &vec![text; t.field_count()], false)),
                     },
                     super::lines::BatchItem::Doc(doc) => doc_texts(doc.as_object(), &fields)
                         .map(|texts| t.tag(self, &texts.iter().map(String::as_str).collect::<Vec<_>>(), false)),
@@ -484,6 +494,11 @@ pub struct PreparedTagger {
 }
 
 impl PreparedTagger {
+    /// How many texts one example has: one per field.
+    pub fn field_count(&self) -> usize {
+        self.stored.fields.len().max(1)
+    }
+
     /// Label and probability of the predicted class for one text per field.
     pub fn tag(&self, e: &Engine, fields: &[&str], lemmatize: bool) -> TagOut {
         let lemmas = |t: &str| e.lemmas(t);
@@ -832,13 +847,53 @@ impl Engine {
     pub fn export_tagger(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<Vec<u8>> {
         self.check_project_access(ctx, pk)?;
         let r = self.resource(Kind::Tagger, pk, id)?;
-        let model = std::fs::read(self.tagger_file(id, "model")).map_err(|_| Error::BadRequest("Model does not exist".into()))?;
-        let plot = std::fs::read(self.tagger_file(id, "png")).unwrap_or_default();
+        let (model, plot) = self
+            .tagger_trained_files(id)
+            .ok_or_else(|| Error::BadRequest("Model does not exist".into()))?;
         let mut files: Vec<(&str, &[u8])> = vec![("model.bin", &model)];
-        if !plot.is_empty() {
-            files.push(("plot.png", &plot));
+        if let Some(plot) = &plot {
+            files.push(("plot.png", plot));
         }
         super::export::write("tagger", &r.description, &r.config, &files)
+    }
+
+    /// The trained files of tagger `id`: its model and its plot, if any; `None` before it
+    /// is trained.
+    pub(crate) fn tagger_trained_files(&self, id: i64) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+        let model = std::fs::read(self.tagger_file(id, "model")).ok()?;
+        let plot = std::fs::read(self.tagger_file(id, "png")).ok().filter(|p| !p.is_empty());
+        Some((model, plot))
+    }
+
+    /// Stores an imported tagger in project `pk`: the model is checked first, links to the
+    /// exporting project's objects are dropped, and its task reads completed. Returns its id.
+    pub(crate) fn store_imported_tagger(
+        &self,
+        ctx: &Ctx,
+        pk: i64,
+        description: &str,
+        mut s: Stored,
+        model: &[u8],
+        plot: Option<&[u8]>,
+    ) -> Result<i64> {
+        Model::from_bytes(model).map_err(|e| Error::field("file", e.to_string()))?;
+        s.embedding = None;
+        s.indices.clear();
+        let id = self.insert_resource(
+            Kind::Tagger,
+            ctx,
+            pk,
+            description,
+            &serde_json::to_value(&s).map_err(Error::internal)?,
+        )?;
+        ModelFile::write(&self.tagger_file(id, "model"), model)?;
+        if let Some(plot) = plot {
+            ModelFile::write(&self.tagger_file(id, "png"), plot)?;
+        }
+        let task = self.create_task(&TaskKind::ImportModel, Some(pk))?;
+        self.set_resource_task(Kind::Tagger, id, task)?;
+        self.run_task(task, Box::new(|_| Ok(())), Some(Box::new(|_| {})));
+        Ok(id)
     }
 
     /// POST taggers/import_model/ (multipart `file`): a new tagger from an export; the model
@@ -850,26 +905,10 @@ impl Engine {
             .files
             .get("model.bin")
             .ok_or_else(|| Error::field("file", "The export holds no model."))?;
-        Model::from_bytes(model).map_err(|e| Error::field("file", e.to_string()))?;
-        let mut s: Stored =
+        let s: Stored =
             serde_json::from_value(archive.config).map_err(|e| Error::field("file", format!("Unreadable tagger settings: {e}")))?;
-        // Links to this project's objects do not travel.
-        s.embedding = None;
-        s.indices.clear();
-        let id = self.insert_resource(
-            Kind::Tagger,
-            ctx,
-            pk,
-            &archive.description,
-            &serde_json::to_value(&s).map_err(Error::internal)?,
-        )?;
-        ModelFile::write(&self.tagger_file(id, "model"), model)?;
-        if let Some(plot) = archive.files.get("plot.png") {
-            ModelFile::write(&self.tagger_file(id, "png"), plot)?;
-        }
-        let task = self.create_task(&TaskKind::ImportModel, Some(pk))?;
-        self.set_resource_task(Kind::Tagger, id, task)?;
-        self.run_task(task, Box::new(|_| Ok(())), Some(Box::new(|_| {})));
+        let plot = archive.files.get("plot.png").map(Vec::as_slice);
+        let id = self.store_imported_tagger(ctx, pk, &archive.description, s, model, plot)?;
         self.get_of::<Taggers>(ctx, pk, id)
     }
 }

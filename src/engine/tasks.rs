@@ -351,6 +351,12 @@ impl Engine {
         }
     }
 
+    /// Runs `work` on the task pool and waits for it: a foreground batch of tasks (local CLI)
+    /// that `work` runs in parallel, each reporting to its own observer.
+    pub fn on_task_pool<R: Send>(&self, work: impl FnOnce() -> R + Send) -> R {
+        self.runner.pool.install(work)
+    }
+
     /// Tasks visible to the caller (all for superusers, else those of their projects).
     pub fn list_tasks(&self, ctx: &Ctx) -> Result<Vec<TaskInfo>> {
         self.db.with(|c| {

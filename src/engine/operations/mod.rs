@@ -9,6 +9,7 @@ pub mod embeddings;
 pub mod models;
 pub mod regex;
 pub mod search;
+pub mod tagger_groups;
 pub mod taggers;
 pub mod torchtaggers;
 
@@ -285,6 +286,7 @@ pub fn all() -> &'static [Operation] {
         ops.extend(models::operations());
         ops.extend(embeddings::operations());
         ops.extend(taggers::operations());
+        ops.extend(tagger_groups::operations());
         ops.extend(torchtaggers::operations());
         ops.extend(search::operations());
         ops
