@@ -1172,3 +1172,74 @@ fn project_resource_pagination() {
         s.get(&format!("{coll}{q}"), Some(&alice)).expect(404, detail("Invalid page."));
     }
 }
+
+#[test]
+fn options_metadata_and_status_precedence() {
+    let s = Server::start_env(&[("TA_MAX_BODY", "1000")]);
+    let t = s.admin_token();
+    // OPTIONS: authentication first, then DRF's metadata with the Allow header.
+    s.call("OPTIONS", "/projects/", None, None).expect(403, detail(AUTH_MISSING));
+    let r = s.call("OPTIONS", "/projects/", Some(&t), None);
+    let m = r.ok(200);
+    assert_eq!(r.header("allow"), "GET, POST, OPTIONS");
+    assert_eq!(
+        (m["name"].clone(), m["renders"].clone(), m["parses"].clone()),
+        (
+            json!("Project List"),
+            json!(["application/json", "text/html"]),
+            json!(["application/json", "application/x-www-form-urlencoded", "multipart/form-data"])
+        )
+    );
+    let post = &m["actions"]["POST"];
+    let brief = |f: &Value| json!([f["type"], f["required"], f["read_only"], f["label"]]);
+    assert_eq!(brief(&post["title"]), json!(["string", false, false, "Title"]), "{m}");
+    assert_eq!(brief(&post["id"]), json!(["integer", false, true, "Id"]), "{m}");
+    assert_eq!(brief(&post["users"]), json!(["list", false, false, "Users"]), "{m}");
+    let instance = s.call("OPTIONS", "/projects/1/regex_taggers/5/", Some(&t), None);
+    assert_eq!(instance.ok(200)["name"], "Regex Tagger Instance");
+    assert_eq!(instance.header("allow"), "GET, PUT, PATCH, DELETE, OPTIONS");
+    let put = &instance.json()["actions"]["PUT"];
+    assert_eq!(brief(&put["description"]), json!(["string", true, false, "Description"]), "{put}");
+    assert_eq!(
+        brief(&put["author_username"]),
+        json!(["string", false, true, "Author username"]),
+        "{put}"
+    );
+    let action = s.call("OPTIONS", "/projects/1/regex_taggers/5/tag_text/", Some(&t), None).ok(200);
+    assert_eq!(action["name"], "Tag text");
+    assert_eq!(brief(&action["actions"]["POST"]["text"]), json!(["string", true, false, "Text"]));
+    assert_eq!(s.call("OPTIONS", "/health/", None, None).ok(200)["name"], "Health");
+    s.call("OPTIONS", "/no_such_thing/", Some(&t), None)
+        .expect(404, detail("Not found."));
+
+    // The docs pages are open: a wrong method is a 405 for anyone.
+    s.call("POST", "/swagger/", None, None)
+        .expect(405, detail("Method \"POST\" not allowed."));
+    // A bad token on an unknown URL: the URL's 404 first; on a known URL the token's 403.
+    let bad = "0000000000000000000000000000000000000000";
+    s.call("GET", "/no_such_thing/", Some(bad), None).expect(404, detail("Not found."));
+    s.call("GET", "/projects/", Some(bad), None).expect(403, detail("Invalid token."));
+
+    // Early answers (token errors, bodies past the limit) get the browsable page too.
+    let html = |req: reqwest::blocking::RequestBuilder| Resp::from(req.header("Accept", "text/html").send().unwrap());
+    let r = html(s.bare("GET", "/projects/").header("Authorization", format!("Token {bad}")));
+    assert_eq!(
+        (r.status, r.header("content-type").starts_with("text/html")),
+        (403, true),
+        "{}",
+        r.text
+    );
+    assert!(r.text.contains("Invalid token."), "{}", r.text);
+    let r = html(
+        s.bare("POST", "/projects/")
+            .header("Authorization", format!("Token {t}"))
+            .header("Content-Type", "application/json")
+            .body(format!("{{\"title\": \"{}\"}}", "x".repeat(2000))),
+    );
+    assert_eq!(
+        (r.status, r.header("content-type").starts_with("text/html")),
+        (413, true),
+        "{}",
+        r.text
+    );
+}

@@ -6,6 +6,7 @@ mod browsable;
 mod docs;
 mod gui;
 pub mod http;
+mod metadata;
 mod routes;
 
 use crate::engine::operations::{self, Access};
@@ -20,11 +21,17 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 /// Whether `path` (as routed: no trailing slash) belongs to an operation open to anonymous
-/// callers.
+/// callers, or to the documentation pages.
 fn is_open(path: &str) -> bool {
-    operations::all()
-        .iter()
-        .any(|o| o.access == Access::Open && routes::axum_path(o) == path)
+    is_docs(path)
+        || operations::all()
+            .iter()
+            .any(|o| o.access == Access::Open && routes::axum_path(o) == path)
+}
+
+/// The API path relative to the API root (`/projects/1/`), for API paths other than the docs.
+fn api_path(path: &str) -> Option<&str> {
+    path.strip_prefix("/api/v1").filter(|_| !is_docs(path))
 }
 
 fn is_docs(path: &str) -> bool {
@@ -94,12 +101,23 @@ async fn front(State(state): State<AppState>, mut req: Request, next: Next) -> R
         query.get("format").map(String::as_str)
     };
     let accept = req.headers().get(header::ACCEPT).and_then(|v| v.to_str().ok());
-    let api = path.starts_with("/api/v1") && !is_docs(&path);
+    let api = api_path(&path).is_some();
     let render = match negotiate(accept, format) {
         Some(r) => r,
         None if api => return ApiError::detail(StatusCode::NOT_ACCEPTABLE, "Could not satisfy the request Accept header.").into_response(),
         None => Render::Json,
     };
+    let method = req.method().clone();
+    let resp = answer(&state, req, next, &path).await;
+    if render == Render::Html && api {
+        browsable::render(resp, &method, &path).await
+    } else {
+        resp
+    }
+}
+
+/// The response before rendering: body limit, authentication, OPTIONS, the route, 405s.
+async fn answer(state: &AppState, mut req: Request, next: Next, path: &str) -> Response {
     let (limit, too_big_error) = http::body_limit(&state.config, http::is_multipart(req.headers()));
     let too_big = req
         .headers()
@@ -109,25 +127,44 @@ async fn front(State(state): State<AppState>, mut req: Request, next: Next) -> R
     if too_big {
         return ApiError::from(too_big_error).into_response();
     }
+    let known = api_path(path).map(|p| !metadata::methods(p).is_empty());
     let headers = req.headers().clone();
-    let caller = match blocking(&state, move |e| resolve_caller(e, &headers)).await {
+    let caller = match blocking(state, move |e| resolve_caller(e, &headers)).await {
         Ok(c) => c,
+        // A bad token on a path that does not exist: the path's 404 comes first.
+        Err(_) if known == Some(false) => return not_found().await,
         Err(e) => return e.into_response(),
     };
     let anonymous = matches!(caller, Caller::Anonymous);
-    req.extensions_mut().insert(caller);
     let method = req.method().clone();
+    if method == Method::OPTIONS {
+        if let Some(p) = api_path(path) {
+            return options(p, anonymous && !is_open(path));
+        }
+    }
+    req.extensions_mut().insert(caller);
     let resp = next.run(req).await;
-    let resp = if resp.status() == StatusCode::METHOD_NOT_ALLOWED {
-        method_not_allowed(resp, &method, anonymous && !is_open(&path))
-    } else {
-        resp
-    };
-    if render == Render::Html && api {
-        browsable::render(resp, &method, &path).await
+    if resp.status() == StatusCode::METHOD_NOT_ALLOWED {
+        method_not_allowed(resp, &method, anonymous && !is_open(path))
     } else {
         resp
     }
+}
+
+/// DRF's answer to OPTIONS: the metadata with the `Allow` header, after authentication.
+fn options(path: &str, needs_auth: bool) -> Response {
+    let Some(body) = metadata::metadata(path) else {
+        return json_response(StatusCode::NOT_FOUND, &serde_json::json!({"detail": "Not found."}));
+    };
+    if needs_auth {
+        return ApiError::detail(StatusCode::FORBIDDEN, "Authentication credentials were not provided.").into_response();
+    }
+    let allow: Vec<&str> = metadata::methods(path).into_iter().map(|m| m.as_str()).chain(["OPTIONS"]).collect();
+    let mut resp = json_response(StatusCode::OK, &body);
+    if let Ok(v) = HeaderValue::from_str(&allow.join(", ")) {
+        resp.headers_mut().insert(header::ALLOW, v);
+    }
+    resp
 }
 
 /// DRF's 405: after authentication, with a JSON body and the `Allow` header.
