@@ -461,27 +461,9 @@ impl Engine {
             "query": {"more_like_this": {"fields": g.fields, "like": text, "min_term_freq": 1, "max_query_terms": 12}},
         });
         let answer = self.search.search(&indices, &body)?;
-        let mut counts: Vec<(String, usize)> = Vec::new();
-        for hit in answer["hits"]["hits"].as_array().into_iter().flatten() {
-            for fact in hit["_source"]["texta_facts"].as_array().into_iter().flatten() {
-                if fact["fact"].as_str() != Some(g.fact_name.as_str()) {
-                    continue;
-                }
-                let value = match &fact["str_val"] {
-                    Value::String(s) => s.to_lowercase(),
-                    other => other.to_string(),
-                };
-                if skip.contains(&value) {
-                    continue;
-                }
-                match counts.iter_mut().find(|(v, _)| *v == value) {
-                    Some((_, n)) => *n += 1,
-                    None => counts.push((value, 1)),
-                }
-            }
-        }
-        counts.sort_by_key(|c| std::cmp::Reverse(c.1));
-        Ok(counts.into_iter().take(o.n_candidate_tags).map(|(v, _)| v).collect())
+        Ok(rank_candidates(&answer, &g.fact_name, skip, o.n_candidate_tags)
+            .into_iter()
+            .collect())
     }
 
     /// POST tagger_groups/{id}/tag_text/.
@@ -676,6 +658,32 @@ fn member_tag(e: &Engine, t: &PreparedTagger, read: &str, input: &MemberInput) -
     }
 }
 
+/// The values (lower-cased) of fact `fact_name` in a search answer's hits, most frequent first
+/// (ties: first seen), without `skip`, at most `n`.
+fn rank_candidates(answer: &Value, fact_name: &str, skip: &HashSet<String>, n: usize) -> Vec<String> {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for hit in answer["hits"]["hits"].as_array().into_iter().flatten() {
+        for fact in hit["_source"]["texta_facts"].as_array().into_iter().flatten() {
+            if fact["fact"].as_str() != Some(fact_name) {
+                continue;
+            }
+            let value = match &fact["str_val"] {
+                Value::String(s) => s.to_lowercase(),
+                other => other.to_string(),
+            };
+            if skip.contains(&value) {
+                continue;
+            }
+            match counts.iter_mut().find(|(v, _)| *v == value) {
+                Some((_, count)) => *count += 1,
+                None => counts.push((value, 1)),
+            }
+        }
+    }
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+    counts.into_iter().take(n).map(|(v, _)| v).collect()
+}
+
 fn to_config<T: Serialize>(v: &T) -> Result<Value> {
     serde_json::to_value(v).map_err(Error::internal)
 }
@@ -729,5 +737,49 @@ impl ResourceKind for TaggerGroups {
         }
         let ids: Vec<i64> = members.iter().map(|m| m.id).collect();
         e.bulk_delete(Kind::Tagger, r.project_id, &ids)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates_are_the_most_frequent_values_of_the_fact_in_the_hits() {
+        let fact = |name: &str, value: &str| json!({"fact": name, "str_val": value});
+        let hit = |facts: Vec<Value>| json!({"_source": {"texta_facts": facts}});
+        let answer = json!({"hits": {"hits": [
+            hit(vec![fact("TEEMA", "Sport"), fact("PER", "Mari"), fact("TEEMA", "ilm")]),
+            hit(vec![fact("TEEMA", "kuritegu"), fact("TEEMA", "sport")]),
+            {"_source": {}},
+            hit(vec![fact("TEEMA", "kuritegu"), fact("TEEMA", "majandus")]),
+        ]}});
+        let none = HashSet::new();
+        assert_eq!(
+            rank_candidates(&answer, "TEEMA", &none, 10),
+            ["sport", "kuritegu", "ilm", "majandus"],
+            "by count, ties in first-seen order, compared lower-cased"
+        );
+        assert_eq!(rank_candidates(&answer, "TEEMA", &none, 2), ["sport", "kuritegu"]);
+        let skip = HashSet::from(["sport".to_string()]);
+        assert_eq!(rank_candidates(&answer, "TEEMA", &skip, 2), ["kuritegu", "ilm"]);
+        assert!(rank_candidates(&answer, "PER", &none, 0).is_empty());
+        assert_eq!(rank_candidates(&json!({}), "TEEMA", &none, 5), Vec::<String>::new());
+    }
+
+    #[test]
+    fn tag_options_default_as_the_reference_and_are_validated() {
+        let body = json!({"lemmatize": false, "n_similar_docs": 3});
+        let mut f = Form::new(&body, Mode::Full).unwrap();
+        let o = TagOptions::parse(&mut f);
+        assert!(f.finish().is_ok());
+        assert_eq!((o.lemmatize, o.use_ner, o.n_similar_docs, o.n_candidate_tags), (false, true, 3, 25));
+        let body = json!({"n_candidate_tags": 10001, "use_ner": "x"});
+        let mut f = Form::new(&body, Mode::Full).unwrap();
+        TagOptions::parse(&mut f);
+        assert_eq!(
+            f.finish().unwrap_err().body(),
+            json!({"use_ner": ["Must be a valid boolean."], "n_candidate_tags": ["Ensure this value is less than or equal to 10000."]})
+        );
     }
 }
