@@ -88,10 +88,7 @@ fn torchtagger_trains_tags_and_travels() {
     };
     let created = normalize(&created);
     assert_eq!(created["task"]["status"], "created");
-    assert_eq!(
-        created,
-        expected(Value::Null, Value::Null, created["task"].clone(), json!([]))
-    );
+    assert_eq!(created, expected(Value::Null, Value::Null, created["task"].clone(), json!([])));
 
     let done = s.settle(&t, &format!("{url}{id}/"));
     assert_eq!(done["task"]["status"], "completed", "{done}");
@@ -116,7 +113,11 @@ fn torchtagger_trains_tags_and_travels() {
         expected(json!("<set>"), json!(plot), shown["task"].clone(), done["epoch_reports"].clone())
     );
     assert_eq!(
-        (done["task"]["total"].clone(), done["task"]["num_processed"].clone(), done["task"]["progress"].clone()),
+        (
+            done["task"]["total"].clone(),
+            done["task"]["num_processed"].clone(),
+            done["task"]["progress"].clone()
+        ),
         (json!(3), json!(3), json!(100.0)),
         "one batch per epoch: {done}"
     );
@@ -161,10 +162,7 @@ fn torchtagger_trains_tags_and_travels() {
     let again = s.settle(&t, &format!("{url}{id}/"));
     assert_eq!(again["task"]["status"], "completed", "{again}");
     assert_eq!(again["epoch_reports"], done["epoch_reports"], "seeded: the same run again");
-    assert_eq!(
-        s.get(&format!("{url}?task_status=completed"), Some(&t)).ok(200)["count"],
-        json!(1)
-    );
+    assert_eq!(s.get(&format!("{url}?task_status=completed"), Some(&t)).ok(200)["count"], json!(1));
     assert_eq!(s.get(&format!("{url}?task_status=failed"), Some(&t)).ok(200)["count"], json!(0));
 
     // Export, then import into another project: the copy tags identically.
@@ -172,10 +170,20 @@ fn torchtagger_trains_tags_and_travels() {
     assert_eq!((export.status, export.header("content-type")), (200, "application/zip".to_string()));
     let other = s.create_project(&t, "other", &[])["id"].as_i64().unwrap();
     let imported = s
-        .upload(&format!("/projects/{other}/torchtaggers/import_model/"), &t, &[], export.bytes.clone(), "t.zip")
+        .upload(
+            &format!("/projects/{other}/torchtaggers/import_model/"),
+            &t,
+            &[],
+            export.bytes.clone(),
+            "t.zip",
+        )
         .ok(201);
     assert_eq!(
-        (imported["description"].clone(), imported["task"]["status"].clone(), imported["f1_score"].clone()),
+        (
+            imported["description"].clone(),
+            imported["task"]["status"].clone(),
+            imported["f1_score"].clone()
+        ),
         (json!("crime"), json!("completed"), done["f1_score"].clone()),
         "{imported}"
     );
@@ -188,7 +196,13 @@ fn torchtagger_trains_tags_and_travels() {
         )
         .ok(200);
     assert_eq!(copied, yes);
-    let junk = s.upload(&format!("/projects/{other}/torchtaggers/import_model/"), &t, &[], b"no".to_vec(), "x.zip");
+    let junk = s.upload(
+        &format!("/projects/{other}/torchtaggers/import_model/"),
+        &t,
+        &[],
+        b"no".to_vec(),
+        "x.zip",
+    );
     assert_eq!(junk.status, 400, "{}", junk.text);
     let tagger_export = s.upload(
         &format!("/projects/{other}/torchtaggers/import_model/"),
@@ -199,11 +213,15 @@ fn torchtagger_trains_tags_and_travels() {
     );
     assert_eq!(tagger_export.status, 201, "the same export imports twice");
 
-    s.post(&format!("/projects/{other}/torchtaggers/bulk_delete/"), Some(&t), &json!({"ids": [copy]}))
-        .expect(
-            200,
-            json!({"num_deleted": 2, "deleted_types": {"core.Task": 1, "torchtagger.TorchTagger": 1}}),
-        );
+    s.post(
+        &format!("/projects/{other}/torchtaggers/bulk_delete/"),
+        Some(&t),
+        &json!({"ids": [copy]}),
+    )
+    .expect(
+        200,
+        json!({"num_deleted": 2, "deleted_types": {"core.Task": 1, "torchtagger.TorchTagger": 1}}),
+    );
     assert_eq!(s.delete(&format!("{url}{id}/"), Some(&t)).status, 204);
     s.post(&format!("{url}{id}/tag_text/"), Some(&t), &json!({"text": "x"}))
         .expect(404, json!({"detail": "Not found."}));
@@ -228,7 +246,11 @@ fn torchtagger_fact_mode_embeddings_and_failures() {
         (json!("TOPIC"), 2)
     );
     let result = s
-        .post(&format!("{url}{}/tag_text/", topics["id"]), Some(&t), &json!({"text": "ilm on soe"}))
+        .post(
+            &format!("{url}{}/tag_text/", topics["id"]),
+            Some(&t),
+            &json!({"text": "ilm on soe"}),
+        )
         .ok(200)["result"]
         .clone();
     assert!(["crime", "weather", "sport"].contains(&result.as_str().unwrap()), "{result}");
@@ -271,7 +293,8 @@ fn torchtagger_fact_mode_embeddings_and_failures() {
     );
     // Deleting the embedding unlinks it; the trained model keeps its own copy of the vectors.
     assert_eq!(
-        s.delete(&format!("/projects/{pk}/embeddings/{}/", embedding["id"]), Some(&t)).status,
+        s.delete(&format!("/projects/{pk}/embeddings/{}/", embedding["id"]), Some(&t))
+            .status,
         204
     );
     let unlinked = s.get(&format!("{url}{}/", rcnn["id"]), Some(&t)).ok(200);
@@ -293,7 +316,8 @@ fn torchtagger_fact_mode_embeddings_and_failures() {
     assert_eq!(errors, "[\"no positive examples: the query matches no document\"]");
     s.post(&format!("{url}{nope}/tag_text/"), Some(&t), &json!({"text": "x"}))
         .expect(400, json!({"detail": "Model does not exist"}));
-    s.get(&format!("{url}{nope}/plot/"), Some(&t)).expect(404, json!({"detail": "Not found."}));
+    s.get(&format!("{url}{nope}/plot/"), Some(&t))
+        .expect(404, json!({"detail": "Not found."}));
     s.get(&format!("{url}{nope}/export_model/"), Some(&t))
         .expect(400, json!({"detail": "Model does not exist"}));
 }
@@ -341,7 +365,11 @@ fn torchtagger_validation() {
     let id = created["id"].as_i64().unwrap();
     s.post(&format!("{url}{id}/tag_text/"), Some(&t), &json!({}))
         .expect(400, json!({"text": ["This field is required."]}));
-    let patched = s.patch(&format!("{url}{id}/"), Some(&t), &json!({"description": "renamed", "num_epochs": 2}));
+    let patched = s.patch(
+        &format!("{url}{id}/"),
+        Some(&t),
+        &json!({"description": "renamed", "num_epochs": 2}),
+    );
     assert_eq!(
         (patched.ok(200)["description"].clone(), patched.json()["num_epochs"].clone()),
         (json!("renamed"), json!(2))
@@ -350,10 +378,8 @@ fn torchtagger_validation() {
     let v = s.settle(&t, &format!("{url}{id}/"));
     assert_eq!(v["task"]["status"], "failed", "{v}");
     let outsider = s.register("outsider");
-    s.get(&format!("{url}{id}/"), Some(&outsider)).expect(
-        403,
-        json!({"detail": "Insufficient permissions for this resource."}),
-    );
+    s.get(&format!("{url}{id}/"), Some(&outsider))
+        .expect(403, json!({"detail": "Insufficient permissions for this resource."}));
 }
 
 #[test]
@@ -366,7 +392,16 @@ fn cli_trains_from_a_file_and_tags_locally_and_remotely_alike() {
     ta(&data, &["project", "create", "--title", "p"]).ok();
     let train = |extra: &[&str]| {
         let args = [
-            &["torchtagger", "train", "--project", "1", "--description", "topics", "--field", "text"][..],
+            &[
+                "torchtagger",
+                "train",
+                "--project",
+                "1",
+                "--description",
+                "topics",
+                "--field",
+                "text",
+            ][..],
             &["--label-field", "label", "--file", file.to_str().unwrap(), "--epochs", "3"],
             extra,
         ]
@@ -388,8 +423,20 @@ fn cli_trains_from_a_file_and_tags_locally_and_remotely_alike() {
     let err = ta(
         &data,
         &[
-            "torchtagger", "train", "--project", "1", "--description", "d", "--field", "text", "--label-field", "label",
-            "--architecture", "RCNN", "--file", one_class.to_str().unwrap(),
+            "torchtagger",
+            "train",
+            "--project",
+            "1",
+            "--description",
+            "d",
+            "--field",
+            "text",
+            "--label-field",
+            "label",
+            "--architecture",
+            "RCNN",
+            "--file",
+            one_class.to_str().unwrap(),
         ],
     )
     .fails(3);
@@ -433,8 +480,26 @@ fn cli_trains_from_a_file_and_tags_locally_and_remotely_alike() {
         &data,
         &[
             &remote_args[..],
-            &["torchtagger", "train", "--project", "1", "--description", "topics", "--field", "text"],
-            &["--label-field", "label", "--file", file.to_str().unwrap(), "--epochs", "3", "--architecture", "fastText"],
+            &[
+                "torchtagger",
+                "train",
+                "--project",
+                "1",
+                "--description",
+                "topics",
+                "--field",
+                "text",
+            ],
+            &[
+                "--label-field",
+                "label",
+                "--file",
+                file.to_str().unwrap(),
+                "--epochs",
+                "3",
+                "--architecture",
+                "fastText",
+            ],
         ]
         .concat(),
     )

@@ -60,7 +60,10 @@ fn killed_training_fails_its_task_and_keeps_the_earlier_model() {
         (json!("failed"), json!("[\"interrupted by restart\"]")),
         "{after}"
     );
-    assert_eq!(after["epoch_reports"], first["epoch_reports"], "the stored figures are the earlier model's");
+    assert_eq!(
+        after["epoch_reports"], first["epoch_reports"],
+        "the stored figures are the earlier model's"
+    );
     assert_eq!(s.post(&format!("{url}{id}/tag_text/"), Some(&t), &probe).ok(200), before);
     let leftovers: Vec<_> = std::fs::read_dir(data.join("models").join("torchtaggers"))
         .unwrap()
