@@ -1,6 +1,8 @@
 """Helpers shared by the benchmark drivers (scripts/bench/*/bench.py): failing with a message,
 running a command for its output (optionally with its time and peak memory), a ta binary in
-local mode on its own data directory, the every-5th held-out split and F1 macro."""
+local mode on its own data directory (and `ta serve` on it), the every-5th held-out split,
+F1 macro and percentiles."""
+import http.client
 import json
 import os
 import subprocess
@@ -48,6 +50,12 @@ def split(corpus, work):
     return train, test
 
 
+def percentile(values, q):
+    """The q-quantile (0 to 1) of `values` by the nearest-rank rule."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
 def f1_macro(truth, predicted):
     """(F1 macro, accuracy) as scikit-learn computes them."""
     from sklearn.metrics import accuracy_score, f1_score
@@ -66,3 +74,46 @@ class Ta:
 
     def cli(self, *args, stdin=None):
         return run([self.binary, "--json", *map(str, args)], env=self.env, stdin=stdin)
+
+    def serve(self):
+        """`ta serve` on this data directory (a free port), logged in as admin."""
+        return Served(self)
+
+
+class Served:
+    """A running `ta serve` and one kept-alive HTTP connection to it; `stop()` ends it."""
+
+    def __init__(self, ta):
+        log = open(os.path.join(ta.env["TA_DATA_DIR"], "serve.log"), "w+")
+        self.proc = subprocess.Popen([ta.binary, "serve", "--host", "127.0.0.1", "--port", "0"], env=ta.env,
+                                     stdout=subprocess.DEVNULL, stderr=log)
+        for _ in range(600):
+            log.seek(0)
+            found = [w for w in log.read().split() if w.startswith("http://")]
+            if found:
+                break
+            if self.proc.poll() is not None:
+                die(f"ta serve ended ({self.proc.returncode}): see {log.name}")
+            time.sleep(0.1)
+        else:
+            self.stop()
+            die("ta serve did not start in 60 s")
+        self.conn = http.client.HTTPConnection(found[0].split("/")[2], timeout=60)
+        self.token = None
+        self.token = self.call("POST", "/rest-auth/login/", {"username": "admin", "password": ta.env["TA_ADMIN_PASSWORD"]})["key"]
+
+    def call(self, method, path, body=None):
+        """The JSON answer of an API call (path after /api/v1); dies unless 2xx."""
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.token:
+            headers["Authorization"] = f"Token {self.token}"
+        self.conn.request(method, "/api/v1" + path, json.dumps(body) if body is not None else None, headers)
+        resp = self.conn.getresponse()
+        data = resp.read()
+        if resp.status // 100 != 2:
+            die(f"{method} {path}: HTTP {resp.status}: {data[:300]!r}")
+        return json.loads(data)
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
