@@ -361,6 +361,18 @@ fn torchtagger_validation() {
         with("fields", json!(["nope"])),
         json!({"fields": ["Entered fields not in current project fields: {'text'}"]}),
     );
+    let form = |extra: (&'static str, &'static str)| {
+        let fields = [
+            ("description", "d"),
+            ("fields", "text"),
+            ("label_field", "l"),
+            ("model_architecture", "RCNN"),
+            extra,
+        ];
+        s.upload(&format!("{url}train_file/"), &t, &fields, b"{}\n".to_vec(), "x.jsonl")
+    };
+    form(("optimizer", "momentum")).expect(400, json!({"optimizer": ["\"momentum\" is not a valid choice."]}));
+    form(("seed", "-1")).expect(400, json!({"seed": ["Ensure this value is greater than or equal to 0."]}));
     let created = s.post(&url, Some(&t), &base).ok(201);
     let id = created["id"].as_i64().unwrap();
     s.post(&format!("{url}{id}/tag_text/"), Some(&t), &json!({}))
@@ -412,6 +424,21 @@ fn cli_trains_from_a_file_and_tags_locally_and_remotely_alike() {
     assert_eq!(multi["task"]["status"], "completed", "{multi}");
     let binary = train(&["--architecture", "fasttext", "--positive", "crime"]);
     assert_eq!(binary["task"]["status"], "completed", "{binary}");
+    let adam = train(&[
+        "--architecture",
+        "RCNN",
+        "--optimizer",
+        "adam",
+        "--seed",
+        "7",
+        "--positive",
+        "crime",
+    ]);
+    assert_eq!(
+        (adam["task"]["status"].clone(), adam["model_architecture"].clone()),
+        (json!("completed"), json!("RCNN")),
+        "{adam}"
+    );
     let local = ta(&data, &["torchtagger", "tag-text", "1", "politsei otsib varast"]).ok();
     assert_eq!(local["result"], "crime", "{local}");
     assert_eq!(
@@ -510,7 +537,7 @@ fn cli_trains_from_a_file_and_tags_locally_and_remotely_alike() {
         "seeded training gives the same figures through a server"
     );
     let listed = remote(&["torchtagger", "list", "--project", "1"]);
-    assert_eq!(listed["count"], json!(4));
+    assert_eq!(listed["count"], json!(5));
     assert_eq!(ta(&data, &["torchtagger", "delete", "1"]).code, 0);
-    assert_eq!(remote(&["torchtagger", "list", "--project", "1"])["count"], json!(3));
+    assert_eq!(remote(&["torchtagger", "list", "--project", "1"])["count"], json!(4));
 }

@@ -121,6 +121,9 @@ pub enum TorchTaggerCmd {
         /// Seed of the split, initialisation, shuffling and dropout [default: 42]
         #[arg(long)]
         seed: Option<u64>,
+        /// Update rule: sgd (the reference's plain SGD) or adam (Adam at 0.01) [default: sgd]
+        #[arg(long, value_parser = ["sgd", "adam"])]
+        optimizer: Option<String>,
         /// Read the examples from this file instead of stdin
         #[arg(long)]
         file: Option<PathBuf>,
@@ -217,6 +220,7 @@ pub fn run(t: &Target, c: &TorchTaggerCmd) -> Result<Option<Value>> {
             positive,
             embedding,
             seed,
+            optimizer,
             file,
         } => {
             let mut b = model.body();
@@ -225,6 +229,7 @@ pub fn run(t: &Target, c: &TorchTaggerCmd) -> Result<Option<Value>> {
                 ("positive", positive.as_ref().map(|v| json!(v))),
                 ("embedding", embedding.map(|v| json!(v))),
                 ("seed", seed.map(|v| json!(v))),
+                ("optimizer", optimizer.as_ref().map(|v| json!(v))),
             ] {
                 if let Some(v) = value {
                     b.insert(key.into(), v);

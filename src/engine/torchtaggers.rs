@@ -128,6 +128,15 @@ pub struct Stored {
     /// only train_file sets another.
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// `sgd` (the reference's plain SGD, default) or `adam`; only train_file sets another.
+    #[serde(default = "default_optimizer")]
+    pub optimizer: String,
+}
+
+pub const OPTIMIZERS: [&str; 2] = ["sgd", "adam"];
+
+fn default_optimizer() -> String {
+    OPTIMIZERS[0].into()
 }
 
 fn default_seed() -> u64 {
@@ -149,6 +158,7 @@ impl Default for Stored {
             metrics: None,
             epoch_reports: Vec::new(),
             seed: default_seed(),
+            optimizer: default_optimizer(),
         }
     }
 }
@@ -159,6 +169,10 @@ impl Stored {
         Ok(TrainSettings {
             epochs: usize::try_from(self.num_epochs).unwrap_or(0),
             seed: self.seed,
+            optimizer: match self.optimizer.as_str() {
+                "adam" => neural::Optimizer::Adam,
+                _ => neural::Optimizer::Sgd,
+            },
             ..TrainSettings::new(architecture)
         })
     }
@@ -468,7 +482,8 @@ impl Engine {
             .into_iter()
             .map(|(class, p)| TorchTagOut {
                 result: model.classes()[class].clone(),
-                probability: f64::from(p),
+                // The f32's shortest decimal form: what a client parses back is this very number.
+                probability: p.to_string().parse().unwrap_or(f64::from(p)),
             })
             .collect())
     }
@@ -624,6 +639,7 @@ fn parse_file_training(e: &Engine, pk: i64, body: &Value, file_sent: bool) -> Re
     let epochs = f.integer("num_epochs", false, Some(1), Some(MAX_EPOCHS as i64));
     let embedding = e.embedding_ref(&mut f, pk).flatten();
     let seed = f.integer("seed", false, Some(0), None);
+    let optimizer = f.choice("optimizer", false, &OPTIMIZERS);
     if !file_sent {
         f.fail("file", "No file was submitted.");
     }
@@ -634,6 +650,7 @@ fn parse_file_training(e: &Engine, pk: i64, body: &Value, file_sent: bool) -> Re
         num_epochs: epochs.unwrap_or(5),
         embedding,
         seed: seed.map_or_else(default_seed, |s| s as u64),
+        optimizer: optimizer.unwrap_or_else(default_optimizer),
         ..Stored::default()
     };
     Ok(FileTraining {

@@ -16,11 +16,12 @@ from tabench import Ta, die, f1_macro, run, run_measured, split  # noqa: E402
 ALLOWED_DROP = {"fastText": 0.08, "TextRNN": 0.12, "RCNN": 0.08}
 
 
-def train(ta, arch, train_file, embedding, seed, epochs, description):
+def train(ta, arch, train_file, embedding, seed, epochs, optimizer, description):
     out, seconds, rss = run_measured(
         [ta.binary, "--json", "torchtagger", "train", "--project", str(ta.project), "--description", description,
          "--field", "text", "--label-field", "label", "--positive", "spam", "--architecture", arch,
-         "--embedding", str(embedding), "--seed", str(seed), "--epochs", str(epochs), "--file", train_file],
+         "--embedding", str(embedding), "--seed", str(seed), "--epochs", str(epochs), "--optimizer", optimizer,
+         "--file", train_file],
         env=ta.env)
     return json.loads(out), seconds, rss
 
@@ -49,6 +50,7 @@ def main():
     p.add_argument("--architectures", default="fastText,TextRNN,RCNN")
     p.add_argument("--seeds", default="42,43,44")
     p.add_argument("--epochs", type=int, default=5)
+    p.add_argument("--optimizer", default="sgd", help="sgd (the reference's, ta's default) or adam")
     p.add_argument("--no-timing", action="store_true", help="skip the 10,000-document training")
     p.add_argument("--no-peer", action="store_true", help="skip the sklearn peer")
     a = p.parse_args()
@@ -61,7 +63,8 @@ def main():
     with open(texts, "w") as f:
         f.writelines(json.dumps({"text": d["text"]}) + "\n" for d in docs)
     ta = Ta(a.ta, a.work)
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {len(docs)} held-out documents")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {len(docs)} held-out documents; "
+          f"optimizer {a.optimizer}, {a.epochs} epochs")
 
     _, emb_seconds, _ = run_measured(
         [ta.binary, "--json", "embedding", "train", "--project", str(ta.project), "--description", "bench",
@@ -84,7 +87,7 @@ def main():
     for arch in a.architectures.split(","):
         f1s = []
         for seed in map(int, a.seeds.split(",")):
-            model, seconds, rss = train(ta, arch, train_file, embedding, seed, a.epochs, f"spam-{arch}-{seed}")
+            model, seconds, rss = train(ta, arch, train_file, embedding, seed, a.epochs, a.optimizer, f"spam-{arch}-{seed}")
             if model["task"]["status"] != "completed":
                 die(f"{arch} seed {seed}: {model['task']}")
             predicted, rate, tag_rss = tag(ta, model["id"], texts, docs)
@@ -103,7 +106,7 @@ def main():
     if not a.no_timing:
         big = ten_thousand(train_file, a.work)
         for arch in a.architectures.split(","):
-            _, seconds, rss = train(ta, arch, big, embedding, 42, 5, f"timing-{arch}")
+            _, seconds, rss = train(ta, arch, big, embedding, 42, 5, a.optimizer, f"timing-{arch}")
             verdict = "" if arch == "TextRNN" else ("ok" if seconds < 600 else "FAIL")
             print(f"{arch:9} 10,000 documents x 5 epochs: {seconds:.0f} s, peak RSS {rss:.0f} MB {verdict}", flush=True)
 

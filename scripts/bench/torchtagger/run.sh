@@ -8,7 +8,7 @@
 # documents x 5 epochs. Not part of CI (needs Python, the registries and many minutes).
 #
 # usage: scripts/bench/torchtagger/run.sh [--architectures fastText,TextRNN,RCNN] [--seeds 42,43,44]
-#                                         [--epochs 5] [--no-timing] [--no-peer]
+#                                         [--epochs 5] [--optimizer adam|sgd] [--no-timing] [--no-peer]
 # env:   PEERS_DIR, PEERS_VENV, CORPORA as in scripts/bench/anonymizer/run.sh
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)

@@ -40,7 +40,7 @@ pub use error::{NeuralError, Result};
 pub use metrics::{round3, Confusion, EpochReport, Scores};
 pub use network::Architecture;
 pub use plot::confusion_png;
-pub use settings::{TrainSettings, MAX_EPOCHS};
+pub use settings::{Optimizer, TrainSettings, MAX_EPOCHS};
 pub use tagger::NeuralTagger;
 pub use train::{train, Progress, TrainOutcome};
 pub use vocab::tokenize;

@@ -10,6 +10,20 @@ pub const MAX_SIZE: usize = 100_000;
 /// Width of a trainable embedding (used when no frozen one is given).
 pub const TRAINABLE_DIM: usize = 100;
 
+/// The update rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Optimizer {
+    /// Plain SGD, no momentum or weight decay (the reference configuration).
+    #[default]
+    Sgd,
+    /// Adam (β 0.9/0.999, ε 1e-8, no weight decay; lazily per used row for trainable word vectors), learning
+    /// rate 0.01 unless set; the same halving schedule.
+    Adam,
+}
+
+/// Adam's initial learning rate when none is set.
+const ADAM_LEARNING_RATE: f64 = 0.01;
+
 /// How to train. `TrainSettings::new` gives the reference configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrainSettings {
@@ -22,8 +36,9 @@ pub struct TrainSettings {
     pub max_tokens: usize,
     /// Training batch size; `None` = the architecture's (128 or 64).
     pub batch_size: Option<usize>,
-    /// Initial learning rate; `None` = the architecture's (0.5 or 0.25).
+    /// Initial learning rate; `None` = the architecture's (0.5 or 0.25), or 0.01 for Adam.
     pub learning_rate: Option<f64>,
+    pub optimizer: Optimizer,
     /// Train on the first CUDA GPU (needs the `cuda` build feature).
     pub gpu: bool,
 }
@@ -37,6 +52,7 @@ impl TrainSettings {
             max_tokens: 2000,
             batch_size: None,
             learning_rate: None,
+            optimizer: Optimizer::Sgd,
             gpu: false,
         }
     }
@@ -46,7 +62,10 @@ impl TrainSettings {
     }
 
     pub(super) fn learning_rate(&self) -> f64 {
-        self.learning_rate.unwrap_or(self.architecture.learning_rate())
+        self.learning_rate.unwrap_or(match self.optimizer {
+            Optimizer::Sgd => self.architecture.learning_rate(),
+            Optimizer::Adam => ADAM_LEARNING_RATE,
+        })
     }
 
     pub(super) fn check(&self) -> Result<()> {

@@ -336,3 +336,26 @@ fn learning_rate_halves_at_a_third_and_two_thirds() {
     let two = TrainSettings { epochs: 2, ..settings };
     assert_eq!([two.learning_rate_at(0), two.learning_rate_at(1)], [0.25, 0.125]);
 }
+
+#[test]
+fn adam_learns_a_separable_set_with_learned_and_frozen_vectors() {
+    let data = separable(60);
+    let mut vectors = WordVectorMap {
+        dim: 4,
+        ..Default::default()
+    };
+    vectors.vectors.insert("good".into(), vec![1.0, 0.0, 0.0, 0.0]);
+    vectors.vectors.insert("bad".into(), vec![0.0, 1.0, 0.0, 0.0]);
+    for arch in Architecture::ALL {
+        let settings = TrainSettings {
+            epochs: 20,
+            batch_size: Some(8),
+            optimizer: Optimizer::Adam,
+            ..TrainSettings::new(arch)
+        };
+        for frozen in [None, Some(&vectors as &dyn WordVectors)] {
+            let outcome = train(&as_refs(&data), &classes(), &settings, frozen, &mut quiet).unwrap();
+            assert_eq!(outcome.test_scores.accuracy, 1.0, "{arch}: {:?}", outcome.epoch_reports);
+        }
+    }
+}

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
 
 use candle_core::{DType, Device, Tensor, Var};
-use candle_nn::{Optimizer, SGD};
+use candle_nn::{AdamW, Optimizer as _, ParamsAdamW, SGD};
 use rayon::prelude::*;
 
 use super::batch::Batch;
@@ -13,7 +13,7 @@ use super::error::{NeuralError, Result};
 use super::metrics::{Confusion, EpochReport, Scores};
 use super::network::{initial_embedding, Network, EMBEDDING};
 use super::seeded::Seeded;
-use super::settings::{TrainSettings, MAX_SIZE, TRAINABLE_DIM};
+use super::settings::{Optimizer, TrainSettings, MAX_SIZE, TRAINABLE_DIM};
 use super::split::{split, MIN_EXAMPLES};
 use super::tagger::{predict, NeuralTagger};
 use super::vocab::{tokenize, Vocabulary};
@@ -143,6 +143,7 @@ impl<'a> Run<'a> {
                 WordTable::Trainable {
                     values: values.flatten_all()?.to_vec1()?,
                     width: embed_dim,
+                    adam: None,
                 }
             }
         };
@@ -191,7 +192,7 @@ impl<'a> Run<'a> {
     fn train(mut self, progress: &mut dyn FnMut(Progress) -> ControlFlow<()>) -> Result<TrainOutcome> {
         let settings = self.settings;
         let network = self.network(false)?;
-        let mut sgd = SGD::new(self.vars.values().cloned().collect(), settings.learning_rate())?;
+        let mut sgd = Updates::new(settings, self.vars.values().cloned().collect())?;
         let mut order = self.parts[0].clone();
         let batches = order.len().div_ceil(settings.batch_size());
         let mut epoch_reports = Vec::with_capacity(settings.epochs);
@@ -252,8 +253,8 @@ impl<'a> Run<'a> {
         })
     }
 
-    /// One SGD step on the examples `chunk`; returns the batch's mean loss.
-    fn step(&mut self, network: &Network, sgd: &mut SGD, chunk: &[usize], learning_rate: f64) -> Result<f32> {
+    /// One update on the examples `chunk`; returns the batch's mean loss.
+    fn step(&mut self, network: &Network, sgd: &mut Updates, chunk: &[usize], learning_rate: f64) -> Result<f32> {
         let slices: Vec<&[u32]> = chunk.iter().map(|&i| self.docs[i].as_slice()).collect();
         let batch = Batch::new(&slices, &self.device)?;
         let targets: Vec<u32> = batch.order.iter().map(|&r| self.targets[chunk[r]]).collect();
@@ -264,7 +265,7 @@ impl<'a> Run<'a> {
         let grads = loss.backward()?;
         sgd.step(&grads)?;
         if let Some(rows) = rows {
-            self.words.update(&rows, &grads, learning_rate)?;
+            self.words.update(&rows, &grads, learning_rate, self.settings.optimizer)?;
         }
         Ok(loss.to_dtype(DType::F32)?.to_scalar::<f32>()?)
     }
@@ -289,6 +290,43 @@ impl<'a> Run<'a> {
 }
 
 /// The frozen embedding matrix: the known vector of each vocabulary word, zeros otherwise (`<unk>`, `<pad>` too).
+/// The optimizer of the network's parameters.
+enum Updates {
+    Sgd(SGD),
+    Adam(AdamW),
+}
+
+impl Updates {
+    fn new(settings: &TrainSettings, vars: Vec<Var>) -> Result<Self> {
+        Ok(match settings.optimizer {
+            Optimizer::Sgd => Updates::Sgd(SGD::new(vars, settings.learning_rate())?),
+            Optimizer::Adam => Updates::Adam(AdamW::new(
+                vars,
+                ParamsAdamW {
+                    lr: settings.learning_rate(),
+                    weight_decay: 0.0,
+                    ..ParamsAdamW::default()
+                },
+            )?),
+        })
+    }
+
+    fn set_learning_rate(&mut self, lr: f64) {
+        match self {
+            Updates::Sgd(o) => o.set_learning_rate(lr),
+            Updates::Adam(o) => o.set_learning_rate(lr),
+        }
+    }
+
+    fn step(&mut self, grads: &candle_core::backprop::GradStore) -> Result<()> {
+        match self {
+            Updates::Sgd(o) => o.step(grads)?,
+            Updates::Adam(o) => o.step(grads)?,
+        }
+        Ok(())
+    }
+}
+
 fn frozen_matrix(vocabulary: &Vocabulary, vectors: &dyn WordVectors, device: &Device) -> Result<Tensor> {
     let dim = vectors.dim();
     let mut matrix = vec![0f32; vocabulary.len() * dim];
