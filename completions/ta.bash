@@ -10382,7 +10382,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__torchtagger__subcmd__train)
-            opts="-h --project --description --field --architecture --epochs --label-field --positive --embedding --seed --file --data-dir --search-url --server --token --as --json --help"
+            opts="-h --project --description --field --architecture --epochs --label-field --positive --embedding --seed --optimizer --file --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -10422,6 +10422,10 @@ _ta() {
                     ;;
                 --seed)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --optimizer)
+                    COMPREPLY=($(compgen -W "sgd adam" -- "${cur}"))
                     return 0
                     ;;
                 --file)
