@@ -185,9 +185,9 @@ fn documents_and_search_actions() {
     s.post(
         &format!("{p}/search_by_query/"),
         Some(&token),
-        &json!({"query": {"query": {"more_like_this": {"like": "x"}}}}),
+        &json!({"query": {"query": {"percolate": {"field": "x"}}}}),
     )
-    .expect(400, json!({"detail": "unsupported query clause: more_like_this"}));
+    .expect(400, json!({"detail": "unsupported query clause: percolate"}));
     s.post(&format!("{p}/search_by_query/"), Some(&token), &json!({"indices": ["nope"]}))
         .expect(400, json!(["Inserted indices ['nope'] are not available to you."]));
     let deleted = s.delete(&format!("{p}/elastic/documents/docs/b/"), Some(&token));
