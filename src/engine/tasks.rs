@@ -335,6 +335,26 @@ impl Engine {
         Ok(load(&self.db, id)?.map(|t| t.task))
     }
 
+    /// Starts `job` as a new task of `kind` linked to resource `(resource, id)` of project `pk`:
+    /// `linked` runs once the link exists (so it sees the task `created`, as a create answer
+    /// shows it), then the job runs as `run_task` runs it. Returns the task id and what
+    /// `linked` gave.
+    pub fn start_linked_task<T>(
+        &self,
+        (resource, id): (super::resources::Kind, i64),
+        pk: i64,
+        kind: &TaskKind,
+        job: Job,
+        observer: Option<Observer>,
+        linked: impl FnOnce() -> Result<T>,
+    ) -> Result<(i64, T)> {
+        let task = self.create_task(kind, Some(pk))?;
+        self.set_resource_task(resource, id, task)?;
+        let out = linked()?;
+        self.run_task(task, job, observer);
+        Ok((task, out))
+    }
+
     /// Run `job` for task `id`: in the background on the worker pool, or — when an
     /// observer is given (local CLI mode) — in the foreground, reporting each update.
     pub fn run_task(&self, id: i64, job: Job, observer: Option<Observer>) {

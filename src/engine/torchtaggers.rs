@@ -310,12 +310,8 @@ impl Engine {
             &description,
             &serde_json::to_value(&s).map_err(Error::internal)?,
         )?;
-        let task = self.create_task(&TaskKind::TrainTorchTagger { torchtagger: id }, Some(pk))?;
-        self.set_resource_task(Kind::TorchTagger, id, task)?;
-        let created = self.get_of::<TorchTaggers>(ctx, pk, id)?;
-        let engine = self.clone();
-        self.run_task(task, Box::new(move |h| engine.train_torchtagger(pk, id, None, h)), observer);
-        Ok(created)
+        let launched = self.launch_torchtagger_training(pk, id, None, observer, || self.get_of::<TorchTaggers>(ctx, pk, id))?;
+        Ok(launched.1)
     }
 
     /// Starts (or restarts) training of a stored neural tagger as a new task; `examples`
@@ -327,15 +323,25 @@ impl Engine {
         examples: Option<Examples>,
         observer: Option<Observer>,
     ) -> Result<i64> {
+        Ok(self.launch_torchtagger_training(pk, id, examples, observer, || Ok(()))?.0)
+    }
+
+    /// `start_torchtagger_training` with `linked` run once the new task is linked (`start_linked_task`).
+    fn launch_torchtagger_training<T>(
+        self: &Arc<Self>,
+        pk: i64,
+        id: i64,
+        examples: Option<Examples>,
+        observer: Option<Observer>,
+        linked: impl FnOnce() -> Result<T>,
+    ) -> Result<(i64, T)> {
         let kind = match examples {
             Some(_) => TaskKind::TrainTorchTaggerFromFile { torchtagger: id },
             None => TaskKind::TrainTorchTagger { torchtagger: id },
         };
-        let task = self.create_task(&kind, Some(pk))?;
-        self.set_resource_task(Kind::TorchTagger, id, task)?;
         let engine = self.clone();
-        self.run_task(task, Box::new(move |h| engine.train_torchtagger(pk, id, examples, h)), observer);
-        Ok(task)
+        let job = Box::new(move |h: &TaskHandle| engine.train_torchtagger(pk, id, examples, h));
+        self.start_linked_task((Kind::TorchTagger, id), pk, &kind, job, observer, linked)
     }
 
     /// The training task: sample, train with per-epoch progress, write the model and plot
