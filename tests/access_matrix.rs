@@ -2,6 +2,7 @@
 //! declared operation is called as an anonymous caller, as a user outside the project, as a
 //! member and as the superuser, and each answer is checked against the permission rules. Nothing
 //! of a project reaches a caller who may not see it: the refusals are the fixed bodies, whole.
+//! Also: uploaded files stay inside the data directory whatever name the client gives them.
 mod common;
 
 use common::Server;
@@ -104,4 +105,31 @@ fn every_operation_answers_each_caller_by_the_rules() {
     s.get("/projects/", Some(&outsider)).expect(200, json!([]));
     s.get(&format!("/projects/{pk}/"), Some(&outsider))
         .expect(404, json!({"detail": "Not found."}));
+}
+
+#[test]
+fn uploads_stay_inside_the_data_directory_whatever_their_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("deep").join("data");
+    let s = Server::start_in(&data, &[]);
+    let t = s.admin_token();
+    let pk = s.create_project(&t, "u", &[])["id"].as_i64().unwrap();
+    for name in ["../../escape.jsonl", "/tmp/../../escape.jsonl", "..\\..\\escape.jsonl", "../"] {
+        let r = s.upload(
+            &format!("/projects/{pk}/dataset_imports/"),
+            &t,
+            &[("description", "d"), ("index", "up")],
+            b"{\"text\": \"a\"}\n".to_vec(),
+            name,
+        );
+        assert!(matches!(r.status, 201 | 400), "{name}: {} {}", r.status, r.text);
+    }
+    for outside in [dir.path().join("escape.jsonl"), dir.path().join("deep").join("escape.jsonl")] {
+        assert!(!outside.exists(), "{} was written", outside.display());
+    }
+    let stray: Vec<_> = std::fs::read_dir(dir.path().join("deep"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(stray, [std::ffi::OsString::from("data")]);
 }
