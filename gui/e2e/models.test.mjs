@@ -115,6 +115,7 @@ scenario('E11 Tagger training and tag text', env, async (page, t) => {
   } else {
     assert.equal(st, 'failed');
     await row.getByRole('button', { name: /^Details/ }).click();
+    await dialog(page).locator('li').first().waitFor();
     assert.ok(await dialog(page).locator('li').count() >= 1);
   }
 });
