@@ -166,14 +166,7 @@ pub fn run(t: &Target, c: &EmbeddingCmd) -> Result<Option<Value>> {
                 }
                 Target::Remote(_) => t.request("POST", &path, Some(&b))?,
             };
-            let id = created["id"]
-                .as_i64()
-                .ok_or_else(|| Error::Internal("no embedding id in the answer".into()))?;
-            let done = match t {
-                Target::Local { .. } => t.request("GET", &format!("{path}{id}/"), None)?,
-                Target::Remote(c) => progress::follow(c, &format!("{path}{id}/"))?,
-            };
-            progress::check(done)?
+            resources::trained(t, Kind::Embedding, *project, &created)?
         }
         EmbeddingCmd::Train {
             project,
@@ -211,15 +204,7 @@ pub fn run(t: &Target, c: &EmbeddingCmd) -> Result<Option<Value>> {
                     c.send_multipart(&format!("/projects/{project}/embeddings/train_file/"), form)?
                 }
             };
-            let id = created["id"]
-                .as_i64()
-                .ok_or_else(|| Error::Internal("no embedding id in the answer".into()))?;
-            let path = format!("/projects/{project}/embeddings/{id}/");
-            let done = match t {
-                Target::Local { .. } => t.request("GET", &path, None)?,
-                Target::Remote(c) => progress::follow(c, &path)?,
-            };
-            progress::check(done)?
+            resources::trained(t, Kind::Embedding, *project, &created)?
         }
         EmbeddingCmd::Similar {
             id,

@@ -112,6 +112,43 @@ pub fn run(t: &Target, kind: Kind, c: &StandardCmd) -> Result<Option<Value>> {
 }
 
 /// The project holding resource `id` when `--project` is not given.
+/// A trained resource of `kind` once its training has ended, from the answer that created it:
+/// locally training ran in the foreground already; remotely its task is followed with a bar.
+/// A failed task is an error.
+pub fn trained(t: &Target, kind: Kind, pk: i64, created: &Value) -> Result<Value> {
+    let id = created["id"]
+        .as_i64()
+        .ok_or_else(|| Error::Internal(format!("no {} id in the answer", kind.tag())))?;
+    let path = format!("/projects/{pk}/{}/{id}/", kind.route());
+    let done = match t {
+        Target::Local { .. } => t.request("GET", &path, None)?,
+        Target::Remote(c) => super::progress::follow(c, &path)?,
+    };
+    super::progress::check(done)
+}
+
+/// Trains resource `id` of `kind` again and waits for it: locally `start` runs the training
+/// in the foreground with a bar; remotely `POST <id>/retrain_tagger/`, then the task is followed.
+pub fn retrain(
+    t: &Target,
+    kind: Kind,
+    pk: i64,
+    id: i64,
+    start: impl FnOnce(&std::sync::Arc<crate::engine::Engine>, crate::engine::tasks::Observer) -> Result<i64>,
+) -> Result<Value> {
+    let path = format!("/projects/{pk}/{}/{id}/", kind.route());
+    match t {
+        Target::Local { engine, .. } => {
+            start(engine, super::progress::observer())?;
+            super::progress::check(t.request("GET", &path, None)?)
+        }
+        Target::Remote(c) => {
+            c.send("POST", &format!("{path}retrain_tagger/"), Some(&json!({})))?;
+            super::progress::check(super::progress::follow(c, &path)?)
+        }
+    }
+}
+
 pub fn project_for(t: &Target, p: &ProjectFlag, kind: Kind, id: i64) -> Result<i64> {
     if let Some(pk) = p.project {
         return Ok(pk);

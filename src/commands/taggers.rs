@@ -211,19 +211,6 @@ pub enum TaggerCmd {
     },
 }
 
-/// Waits for a tagger's training: locally it ran in the foreground already; remotely the
-/// task is followed.
-fn finish(t: &Target, pk: i64, created: Value) -> Result<Option<Value>> {
-    let id = created["id"]
-        .as_i64()
-        .ok_or_else(|| Error::Internal("no tagger id in the answer".into()))?;
-    let done = match t {
-        Target::Local { .. } => t.request("GET", &format!("/projects/{pk}/taggers/{id}/"), None)?,
-        Target::Remote(c) => progress::follow(c, &format!("/projects/{pk}/taggers/{id}/"))?,
-    };
-    progress::check(done).map(Some)
-}
-
 pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
     let out = match c {
         TaggerCmd::Standard(c) => return resources::run(t, Kind::Tagger, c),
@@ -250,7 +237,7 @@ pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
                 }
                 Target::Remote(_) => t.request("POST", &format!("/projects/{project}/taggers/"), Some(&body))?,
             };
-            return finish(t, *project, created);
+            return resources::trained(t, Kind::Tagger, *project, &created).map(Some);
         }
         TaggerCmd::Train {
             project,
@@ -287,7 +274,7 @@ pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
                     c.send_multipart(&format!("/projects/{project}/taggers/train_file/"), form)?
                 }
             };
-            return finish(t, *project, created);
+            return resources::trained(t, Kind::Tagger, *project, &created).map(Some);
         }
         TaggerCmd::TagText { id, text, p, lemmatize } => {
             let pk = project_for(t, p, Kind::Tagger, *id)?;
@@ -316,17 +303,9 @@ pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
         }
         TaggerCmd::Retrain { id, p } => {
             let pk = project_for(t, p, Kind::Tagger, *id)?;
-            let path = format!("/projects/{pk}/taggers/{id}/");
-            match t {
-                Target::Local { engine, .. } => {
-                    engine.start_tagger_training(pk, *id, None, Some(progress::observer()))?;
-                    progress::check(t.request("GET", &path, None)?)?
-                }
-                Target::Remote(c) => {
-                    c.send("POST", &format!("{path}retrain_tagger/"), Some(&json!({})))?;
-                    progress::check(progress::follow(c, &path)?)?
-                }
-            }
+            resources::retrain(t, Kind::Tagger, pk, *id, |e, observer| {
+                e.start_tagger_training(pk, *id, None, Some(observer))
+            })?
         }
     };
     Ok(Some(out))

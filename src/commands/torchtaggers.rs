@@ -154,20 +154,6 @@ pub enum TorchTaggerCmd {
     },
 }
 
-/// Waits for training: locally it ran in the foreground already; remotely the task is
-/// followed.
-fn finish(t: &Target, pk: i64, created: Value) -> Result<Option<Value>> {
-    let id = created["id"]
-        .as_i64()
-        .ok_or_else(|| Error::Internal("no neural tagger id in the answer".into()))?;
-    let path = format!("/projects/{pk}/torchtaggers/{id}/");
-    let done = match t {
-        Target::Local { .. } => t.request("GET", &path, None)?,
-        Target::Remote(c) => progress::follow(c, &path)?,
-    };
-    progress::check(done).map(Some)
-}
-
 pub fn run(t: &Target, c: &TorchTaggerCmd) -> Result<Option<Value>> {
     let out = match c {
         TorchTaggerCmd::Standard(c) => return resources::run(t, Kind::TorchTagger, c),
@@ -211,7 +197,7 @@ pub fn run(t: &Target, c: &TorchTaggerCmd) -> Result<Option<Value>> {
                 }
                 Target::Remote(_) => t.request("POST", &format!("/projects/{project}/torchtaggers/"), Some(&body))?,
             };
-            return finish(t, *project, created);
+            return resources::trained(t, Kind::TorchTagger, *project, &created).map(Some);
         }
         TorchTaggerCmd::Train {
             project,
@@ -254,7 +240,7 @@ pub fn run(t: &Target, c: &TorchTaggerCmd) -> Result<Option<Value>> {
                     c.send_multipart(&format!("/projects/{project}/torchtaggers/train_file/"), form)?
                 }
             };
-            return finish(t, *project, created);
+            return resources::trained(t, Kind::TorchTagger, *project, &created).map(Some);
         }
         TorchTaggerCmd::TagText { id, text, p } => {
             let pk = project_for(t, p, Kind::TorchTagger, *id)?;
@@ -271,17 +257,9 @@ pub fn run(t: &Target, c: &TorchTaggerCmd) -> Result<Option<Value>> {
         }
         TorchTaggerCmd::Retrain { id, p } => {
             let pk = project_for(t, p, Kind::TorchTagger, *id)?;
-            let path = format!("/projects/{pk}/torchtaggers/{id}/");
-            match t {
-                Target::Local { engine, .. } => {
-                    engine.start_torchtagger_training(pk, *id, None, Some(progress::observer()))?;
-                    progress::check(t.request("GET", &path, None)?)?
-                }
-                Target::Remote(c) => {
-                    c.send("POST", &format!("{path}retrain_tagger/"), Some(&json!({})))?;
-                    progress::check(progress::follow(c, &path)?)?
-                }
-            }
+            resources::retrain(t, Kind::TorchTagger, pk, *id, |e, observer| {
+                e.start_torchtagger_training(pk, *id, None, Some(observer))
+            })?
         }
     };
     Ok(Some(out))

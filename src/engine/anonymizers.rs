@@ -176,12 +176,7 @@ impl ResourceKind for Anonymizers {
 
     fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
         let (description, cfg) = parse_anonymizer(body, mode, r)?;
-        e.update_resource(
-            Kind::Anonymizer,
-            r.id,
-            &description,
-            &serde_json::to_value(cfg).map_err(Error::internal)?,
-        )
+        e.store_config(Kind::Anonymizer, r.id, &description, &cfg)
     }
 }
 

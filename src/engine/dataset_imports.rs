@@ -227,12 +227,7 @@ impl Engine {
         }
         s.num_documents = stats.num_documents;
         s.num_documents_success = stats.num_documents_success;
-        self.update_resource(
-            Kind::DatasetImport,
-            id,
-            &r.description,
-            &serde_json::to_value(&s).map_err(Error::internal)?,
-        )?;
+        self.store_config(Kind::DatasetImport, id, &r.description, &s)?;
         self.add_project_index(pk, &s.index)?;
         h.set_total(stats.num_documents as i64)?;
         h.progress(stats.num_documents as i64, 100.0)

@@ -176,11 +176,6 @@ impl Engine {
         })
     }
 
-    /// The model file of embedding `id`.
-    pub fn embedding_file(&self, id: i64) -> std::path::PathBuf {
-        self.config.data_dir.join("models").join("embeddings").join(format!("{id}.model"))
-    }
-
     /// Validates and stores an embedding and starts its training: in the background, or with
     /// an observer (local CLI) in the foreground.
     pub fn create_embedding(self: &Arc<Self>, ctx: &Ctx, pk: i64, body: &Value, observer: Option<Observer>) -> Result<EmbeddingOut> {
@@ -285,15 +280,10 @@ impl Engine {
         let workers = usize::try_from(s.threads).unwrap_or(1);
         let model = embedding::train(&settings, workers, corpus, &mut report).map_err(embedding_error)?;
         h.step("saving")?;
-        ModelFile::write(&self.embedding_file(id), &model.to_bytes())?;
+        ModelFile::write(&self.model_file(Kind::Embedding, id, "model"), &model.to_bytes())?;
         self.models.evict(Kind::Embedding, id);
         s.vocab_size = model.vocab_size() as i64;
-        self.update_resource(
-            Kind::Embedding,
-            id,
-            &r.description,
-            &serde_json::to_value(&s).map_err(Error::internal)?,
-        )
+        self.store_config(Kind::Embedding, id, &r.description, &s)
     }
 
     /// POST embeddings/train_file/ (ta extension, multipart): trains an embedding on the
@@ -352,7 +342,7 @@ impl Engine {
     /// The loaded embedding, or the reference's 400 when it is not trained yet.
     pub fn embedding_model(&self, pk: i64, id: i64) -> Result<Arc<Embedding>> {
         self.models
-            .get_or_load(Kind::Embedding, id, &self.embedding_file(id), |b| {
+            .get_or_load(Kind::Embedding, id, &self.model_file(Kind::Embedding, id, "model"), |b| {
                 Embedding::from_bytes(b).map_err(embedding_error)
             })?
             .filter(|_| self.resource(Kind::Embedding, pk, id).is_ok())
@@ -472,12 +462,7 @@ impl ResourceKind for Embeddings {
 
     fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
         let (description, s) = e.parse_embedding(r.project_id, body, mode, &stored(r), &r.description)?;
-        e.update_resource(
-            Kind::Embedding,
-            r.id,
-            &description,
-            &serde_json::to_value(&s).map_err(Error::internal)?,
-        )
+        e.store_config(Kind::Embedding, r.id, &description, &s)
     }
 
     /// Taggers and neural taggers built on the embedding lose the link (`models.md` 3.5);
@@ -492,8 +477,7 @@ impl ResourceKind for Embeddings {
                 }
             }
         }
-        e.models.evict(Kind::Embedding, r.id);
-        let _ = std::fs::remove_file(e.embedding_file(r.id));
+        e.remove_model_files(Kind::Embedding, r.id);
         Ok(())
     }
 }
@@ -503,8 +487,7 @@ impl Engine {
     pub fn export_embedding(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<Vec<u8>> {
         self.check_project_access(ctx, pk)?;
         let r = self.resource(Kind::Embedding, pk, id)?;
-        let model = std::fs::read(self.embedding_file(id)).map_err(|_| Error::BadRequest("Model does not exist".into()))?;
-        super::export::write("embedding", &r.description, &r.config, &[("model.bin", &model)])
+        self.export_trained(Kind::Embedding, &r)
     }
 
     /// POST embeddings/import_model/ (multipart `file`): a new embedding from an export.
@@ -522,7 +505,7 @@ impl Engine {
             &archive.description,
             &serde_json::to_value(&s).map_err(Error::internal)?,
         )?;
-        ModelFile::write(&self.embedding_file(id), &model.to_bytes())?;
+        ModelFile::write(&self.model_file(Kind::Embedding, id, "model"), &model.to_bytes())?;
         let task = self.create_task(&TaskKind::ImportModel, Some(pk))?;
         self.set_resource_task(Kind::Embedding, id, task)?;
         self.run_task(task, Box::new(|_| Ok(())), Some(Box::new(|_| {})));

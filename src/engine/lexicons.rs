@@ -93,11 +93,6 @@ impl ResourceKind for Lexicons {
     fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
         let base = if mode == Mode::Partial { stored(r) } else { LexiconIn::default() };
         let l = parse(body, mode, base)?;
-        e.update_resource(
-            Kind::Lexicon,
-            r.id,
-            &l.description,
-            &serde_json::to_value(&l).map_err(Error::internal)?,
-        )
+        e.store_config(Kind::Lexicon, r.id, &l.description, &l)
     }
 }

@@ -14,6 +14,43 @@ use std::time::SystemTime;
 /// Writing model files.
 pub struct ModelFile;
 
+impl super::Engine {
+    /// The file `<id>.<ext>` of resource `id` of `kind` (`ext` `model` for the model, `png` for
+    /// a plot) under `<data_dir>/models/<route>/`.
+    pub fn model_file(&self, kind: Kind, id: i64, ext: &str) -> std::path::PathBuf {
+        self.config.data_dir.join("models").join(kind.route()).join(format!("{id}.{ext}"))
+    }
+
+    /// The trained files of resource `id` of `kind`: its model and its plot, if any; `None`
+    /// before it is trained.
+    pub fn trained_files(&self, kind: Kind, id: i64) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+        let model = std::fs::read(self.model_file(kind, id, "model")).ok()?;
+        let plot = std::fs::read(self.model_file(kind, id, "png")).ok().filter(|p| !p.is_empty());
+        Some((model, plot))
+    }
+
+    /// `export_model` of a trained resource: its settings, model and plot in one file; the
+    /// reference's 400 before it is trained.
+    pub fn export_trained(&self, kind: Kind, r: &super::resources::Resource) -> Result<Vec<u8>> {
+        let (model, plot) = self
+            .trained_files(kind, r.id)
+            .ok_or_else(|| Error::BadRequest("Model does not exist".into()))?;
+        let mut files: Vec<(&str, &[u8])> = vec![("model.bin", &model)];
+        if let Some(plot) = &plot {
+            files.push(("plot.png", plot));
+        }
+        super::export::write(kind.tag(), &r.description, &r.config, &files)
+    }
+
+    /// Forgets the loaded model of resource `id` of `kind` and removes its files.
+    pub fn remove_model_files(&self, kind: Kind, id: i64) {
+        self.models.evict(kind, id);
+        for ext in ["model", "png"] {
+            let _ = std::fs::remove_file(self.model_file(kind, id, ext));
+        }
+    }
+}
+
 impl ModelFile {
     /// Replaces `path` with `bytes` atomically (temporary file, fsync, rename).
     pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {

@@ -678,12 +678,7 @@ impl ResourceKind for RegexTaggers {
 
     fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
         let (description, cfg) = parse_tagger(body, mode, r)?;
-        e.update_resource(
-            Kind::RegexTagger,
-            r.id,
-            &description,
-            &serde_json::to_value(cfg).map_err(Error::internal)?,
-        )
+        e.store_config(Kind::RegexTagger, r.id, &description, &cfg)
     }
 
     fn deleting(e: &Engine, r: &Resource) -> Result<()> {

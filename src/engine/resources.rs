@@ -238,6 +238,11 @@ impl Engine {
         Ok((count, all.into_iter().skip(offset).take(size).collect()))
     }
 
+    /// Stores a resource's description and its typed settings.
+    pub fn store_config<S: Serialize>(&self, kind: Kind, id: i64, description: &str, config: &S) -> Result<()> {
+        self.update_resource(kind, id, description, &serde_json::to_value(config).map_err(Error::internal)?)
+    }
+
     pub fn update_resource(&self, kind: Kind, id: i64, description: &str, config: &Value) -> Result<()> {
         self.db.with(|c| {
             c.execute(

@@ -109,11 +109,6 @@ impl ResourceKind for Searches {
     fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
         let base = if mode == Mode::Partial { stored(r) } else { Stored::default() };
         let (description, s) = parse(body, mode, base, &r.description)?;
-        e.update_resource(
-            Kind::Search,
-            r.id,
-            &description,
-            &serde_json::to_value(&s).map_err(Error::internal)?,
-        )
+        e.store_config(Kind::Search, r.id, &description, &s)
     }
 }

@@ -340,7 +340,7 @@ impl Engine {
             // Each model's size in MB with one decimal, summed to three (the reference's figures).
             let size: f64 = members
                 .iter()
-                .filter_map(|m| std::fs::metadata(self.tagger_file(m.id, "model")).ok())
+                .filter_map(|m| std::fs::metadata(self.model_file(Kind::Tagger, m.id, "model")).ok())
                 .map(|meta| (meta.len() as f64 / 1e5).round() / 10.0)
                 .sum();
             TaggerStatistics {
@@ -373,7 +373,7 @@ impl Engine {
         let r = self.resource(Kind::TaggerGroup, pk, id)?;
         let s = stored(&r)?;
         let members = self.group_members(&r)?;
-        if !members.iter().any(|m| self.tagger_file(m.id, "model").exists()) {
+        if !members.iter().any(|m| self.model_file(Kind::Tagger, m.id, "model").exists()) {
             return Err(Error::BadRequest("Model does not exist".into()));
         }
         let fields = members.first().map(|m| taggers::stored(m).fields).unwrap_or_default();
@@ -598,7 +598,7 @@ impl Engine {
         let mut members = Vec::new();
         let mut files: Vec<(String, Vec<u8>)> = Vec::new();
         for m in self.group_members(&r)? {
-            let Some((model, plot)) = self.tagger_trained_files(m.id) else {
+            let Some((model, plot)) = self.trained_files(Kind::Tagger, m.id) else {
                 continue;
             };
             let n = members.len();

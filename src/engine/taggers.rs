@@ -247,7 +247,7 @@ impl Engine {
         let s = stored(r);
         let m = s.metrics.clone();
         let plot = self
-            .tagger_file(r.id, "png")
+            .model_file(Kind::Tagger, r.id, "png")
             .exists()
             .then(|| format!("{}/projects/{}/taggers/{}/plot/", ctx.base_url, r.project_id, r.id));
         Ok(TaggerOut {
@@ -282,11 +282,6 @@ impl Engine {
                 .map(|(_, d)| d)
                 .collect(),
         })
-    }
-
-    /// The model file (`ext` `model`) or plot (`png`) of tagger `id`.
-    pub fn tagger_file(&self, id: i64, ext: &str) -> std::path::PathBuf {
-        self.config.data_dir.join("models").join("taggers").join(format!("{id}.{ext}"))
     }
 
     /// Validates and stores a tagger and starts its training: in the background (the answer
@@ -364,9 +359,9 @@ impl Engine {
         let (model, report) =
             classifier::train(&positives, &negatives, &settings, &hooks, &mut report_progress).map_err(classifier_error)?;
         h.step("saving")?;
-        ModelFile::write(&self.tagger_file(id, "model"), &model.to_bytes())?;
+        ModelFile::write(&self.model_file(Kind::Tagger, id, "model"), &model.to_bytes())?;
         if let Ok(png) = classifier::plot_png(&report, model.coefficients()) {
-            ModelFile::write(&self.tagger_file(id, "png"), &png)?;
+            ModelFile::write(&self.model_file(Kind::Tagger, id, "png"), &png)?;
         }
         self.models.evict(Kind::Tagger, id);
         s.metrics = Some(Metrics {
@@ -380,12 +375,7 @@ impl Engine {
         // Stop words may have changed while training ran: keep the stored ones.
         let now = stored(&self.resource(Kind::Tagger, pk, id)?);
         s.stop_words = now.stop_words;
-        self.update_resource(
-            Kind::Tagger,
-            id,
-            &r.description,
-            &serde_json::to_value(&s).map_err(Error::internal)?,
-        )
+        self.store_config(Kind::Tagger, id, &r.description, &s)
     }
 
     /// Binary examples (`models.md` 0.3): positives are the documents of `indices` matching
@@ -423,7 +413,7 @@ impl Engine {
     /// The loaded model of a tagger with its current stop words, or the reference's 400
     /// when it has none yet.
     pub fn tagger_model(&self, r: &Resource) -> Result<Arc<Model>> {
-        let path = self.tagger_file(r.id, "model");
+        let path = self.model_file(Kind::Tagger, r.id, "model");
         let stop_words = stored(r).stop_words;
         self.models
             .get_or_load(Kind::Tagger, r.id, &path, |bytes| {
@@ -561,19 +551,11 @@ impl ResourceKind for Taggers {
 
     fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
         let (description, s) = e.parse_tagger(r.project_id, body, mode, &stored(r), &r.description)?;
-        e.update_resource(
-            Kind::Tagger,
-            r.id,
-            &description,
-            &serde_json::to_value(&s).map_err(Error::internal)?,
-        )
+        e.store_config(Kind::Tagger, r.id, &description, &s)
     }
 
     fn deleting(e: &Engine, r: &Resource) -> Result<()> {
-        e.models.evict(Kind::Tagger, r.id);
-        for ext in ["model", "png"] {
-            let _ = std::fs::remove_file(e.tagger_file(r.id, ext));
-        }
+        e.remove_model_files(Kind::Tagger, r.id);
         Ok(())
     }
 }
@@ -683,12 +665,7 @@ impl Engine {
             let text = f.string("text", Str::OPTIONAL.untrimmed());
             f.finish()?;
             s.stop_words = text.unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
-            self.update_resource(
-                Kind::Tagger,
-                id,
-                &r.description,
-                &serde_json::to_value(&s).map_err(Error::internal)?,
-            )?;
+            self.store_config(Kind::Tagger, id, &r.description, &s)?;
             self.models.evict(Kind::Tagger, id);
         }
         Ok(super::operations::taggers::StopWordsOut { stop_words: s.stop_words })
@@ -698,7 +675,7 @@ impl Engine {
     pub fn tagger_plot(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<Vec<u8>> {
         self.check_project_access(ctx, pk)?;
         self.resource(Kind::Tagger, pk, id)?;
-        std::fs::read(self.tagger_file(id, "png")).map_err(|_| Error::not_found())
+        std::fs::read(self.model_file(Kind::Tagger, id, "png")).map_err(|_| Error::not_found())
     }
 
     /// POST taggers/{id}/retrain_tagger/: a new training task; the old model serves until the
@@ -853,22 +830,7 @@ impl Engine {
     pub fn export_tagger(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<Vec<u8>> {
         self.check_project_access(ctx, pk)?;
         let r = self.resource(Kind::Tagger, pk, id)?;
-        let (model, plot) = self
-            .tagger_trained_files(id)
-            .ok_or_else(|| Error::BadRequest("Model does not exist".into()))?;
-        let mut files: Vec<(&str, &[u8])> = vec![("model.bin", &model)];
-        if let Some(plot) = &plot {
-            files.push(("plot.png", plot));
-        }
-        super::export::write("tagger", &r.description, &r.config, &files)
-    }
-
-    /// The trained files of tagger `id`: its model and its plot, if any; `None` before it
-    /// is trained.
-    pub(crate) fn tagger_trained_files(&self, id: i64) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
-        let model = std::fs::read(self.tagger_file(id, "model")).ok()?;
-        let plot = std::fs::read(self.tagger_file(id, "png")).ok().filter(|p| !p.is_empty());
-        Some((model, plot))
+        self.export_trained(Kind::Tagger, &r)
     }
 
     /// Stores an imported tagger in project `pk`: the model is checked first, links to the
@@ -892,9 +854,9 @@ impl Engine {
             description,
             &serde_json::to_value(&s).map_err(Error::internal)?,
         )?;
-        ModelFile::write(&self.tagger_file(id, "model"), model)?;
+        ModelFile::write(&self.model_file(Kind::Tagger, id, "model"), model)?;
         if let Some(plot) = plot {
-            ModelFile::write(&self.tagger_file(id, "png"), plot)?;
+            ModelFile::write(&self.model_file(Kind::Tagger, id, "png"), plot)?;
         }
         let task = self.create_task(&TaskKind::ImportModel, Some(pk))?;
         self.set_resource_task(Kind::Tagger, id, task)?;

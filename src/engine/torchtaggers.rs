@@ -263,7 +263,7 @@ impl Engine {
         let s = stored(r);
         let m = s.metrics.clone();
         let plot = self
-            .torchtagger_file(r.id, "png")
+            .model_file(Kind::TorchTagger, r.id, "png")
             .exists()
             .then(|| format!("{}/projects/{}/torchtaggers/{}/plot/", ctx.base_url, r.project_id, r.id));
         Ok(TorchTaggerOut {
@@ -291,11 +291,6 @@ impl Engine {
             epoch_reports: s.epoch_reports.clone(),
             indices: self.index_objects(ctx, &s.indices)?,
         })
-    }
-
-    /// The model file (`ext` `model`) or plot (`png`) of neural tagger `id`.
-    pub fn torchtagger_file(&self, id: i64, ext: &str) -> std::path::PathBuf {
-        self.config.data_dir.join("models").join("torchtaggers").join(format!("{id}.{ext}"))
     }
 
     /// Validates and stores a neural tagger and starts its training: in the background (the
@@ -399,11 +394,11 @@ impl Engine {
         let outcome = neural::train(&refs, &classes, &settings, vectors, &mut progress).map_err(neural_error)?;
         h.step("saving")?;
         ModelFile::write(
-            &self.torchtagger_file(id, "model"),
+            &self.model_file(Kind::TorchTagger, id, "model"),
             &outcome.tagger.to_bytes().map_err(neural_error)?,
         )?;
         if let Ok(png) = neural::confusion_png(&outcome.confusion, &classes) {
-            ModelFile::write(&self.torchtagger_file(id, "png"), &png)?;
+            ModelFile::write(&self.model_file(Kind::TorchTagger, id, "png"), &png)?;
         }
         self.models.evict(Kind::TorchTagger, id);
         let t = outcome.test_scores;
@@ -416,12 +411,7 @@ impl Engine {
         s.epoch_reports = outcome.epoch_reports.iter().map(EpochReportOut::from).collect();
         // The description may have changed while training ran: keep the stored one.
         let now = self.resource(Kind::TorchTagger, pk, id)?;
-        self.update_resource(
-            Kind::TorchTagger,
-            id,
-            &now.description,
-            &serde_json::to_value(&s).map_err(Error::internal)?,
-        )
+        self.store_config(Kind::TorchTagger, id, &now.description, &s)
     }
 
     /// The training sample (`models.md` 0.3): binary (query vs a sample of the rest) or, with
@@ -474,9 +464,12 @@ impl Engine {
     /// The loaded model of a neural tagger, or the reference's 400 when it has none yet.
     pub fn torchtagger_model(&self, r: &Resource) -> Result<Arc<NeuralTagger>> {
         self.models
-            .get_or_load(Kind::TorchTagger, r.id, &self.torchtagger_file(r.id, "model"), |bytes| {
-                NeuralTagger::from_bytes(bytes).map_err(neural_error)
-            })?
+            .get_or_load(
+                Kind::TorchTagger,
+                r.id,
+                &self.model_file(Kind::TorchTagger, r.id, "model"),
+                |bytes| NeuralTagger::from_bytes(bytes).map_err(neural_error),
+            )?
             .ok_or_else(|| Error::BadRequest("Model does not exist".into()))
     }
 
@@ -545,7 +538,7 @@ impl Engine {
     pub fn torchtagger_plot(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<Vec<u8>> {
         self.check_project_access(ctx, pk)?;
         self.resource(Kind::TorchTagger, pk, id)?;
-        std::fs::read(self.torchtagger_file(id, "png")).map_err(|_| Error::not_found())
+        std::fs::read(self.model_file(Kind::TorchTagger, id, "png")).map_err(|_| Error::not_found())
     }
 
     /// POST torchtaggers/{id}/retrain_tagger/: a new training task; the old model serves
@@ -703,13 +696,7 @@ impl Engine {
     pub fn export_torchtagger(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<Vec<u8>> {
         self.check_project_access(ctx, pk)?;
         let r = self.resource(Kind::TorchTagger, pk, id)?;
-        let model = std::fs::read(self.torchtagger_file(id, "model")).map_err(|_| Error::BadRequest("Model does not exist".into()))?;
-        let plot = std::fs::read(self.torchtagger_file(id, "png")).unwrap_or_default();
-        let mut files: Vec<(&str, &[u8])> = vec![("model.bin", &model)];
-        if !plot.is_empty() {
-            files.push(("plot.png", &plot));
-        }
-        super::export::write("torchtagger", &r.description, &r.config, &files)
+        self.export_trained(Kind::TorchTagger, &r)
     }
 
     /// POST torchtaggers/import_model/ (multipart `file`): a new neural tagger from an
@@ -734,9 +721,9 @@ impl Engine {
             &archive.description,
             &serde_json::to_value(&s).map_err(Error::internal)?,
         )?;
-        ModelFile::write(&self.torchtagger_file(id, "model"), model)?;
+        ModelFile::write(&self.model_file(Kind::TorchTagger, id, "model"), model)?;
         if let Some(plot) = archive.files.get("plot.png") {
-            ModelFile::write(&self.torchtagger_file(id, "png"), plot)?;
+            ModelFile::write(&self.model_file(Kind::TorchTagger, id, "png"), plot)?;
         }
         let task = self.create_task(&TaskKind::ImportModel, Some(pk))?;
         self.set_resource_task(Kind::TorchTagger, id, task)?;
@@ -765,19 +752,11 @@ impl ResourceKind for TorchTaggers {
 
     fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
         let (description, s) = e.parse_torchtagger(r.project_id, body, mode, &stored(r), &r.description)?;
-        e.update_resource(
-            Kind::TorchTagger,
-            r.id,
-            &description,
-            &serde_json::to_value(&s).map_err(Error::internal)?,
-        )
+        e.store_config(Kind::TorchTagger, r.id, &description, &s)
     }
 
     fn deleting(e: &Engine, r: &Resource) -> Result<()> {
-        e.models.evict(Kind::TorchTagger, r.id);
-        for ext in ["model", "png"] {
-            let _ = std::fs::remove_file(e.torchtagger_file(r.id, ext));
-        }
+        e.remove_model_files(Kind::TorchTagger, r.id);
         Ok(())
     }
 }
