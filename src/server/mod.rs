@@ -127,12 +127,11 @@ async fn answer(state: &AppState, mut req: Request, next: Next, path: &str) -> R
     if too_big {
         return ApiError::from(too_big_error).into_response();
     }
-    let known = api_path(path).map(|p| !metadata::methods(p).is_empty());
     let headers = req.headers().clone();
     let caller = match blocking(state, move |e| resolve_caller(e, &headers)).await {
         Ok(c) => c,
         // A bad token on a path that does not exist: the path's 404 comes first.
-        Err(_) if known == Some(false) => return not_found().await,
+        Err(_) if api_path(path).is_some_and(|p| metadata::methods(p).is_empty()) => return not_found().await,
         Err(e) => return e.into_response(),
     };
     let anonymous = matches!(caller, Caller::Anonymous);
