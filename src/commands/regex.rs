@@ -3,7 +3,6 @@
 use super::resources::{self, project_for, ProjectFlag, StandardCmd};
 use super::{batch, Target};
 use crate::engine::error::{Error, Result};
-use crate::engine::lines::BatchItem;
 use crate::engine::regex_taggers::RegexTaggerGroups;
 use crate::engine::resources::Kind;
 use clap::{Args, Subcommand, ValueEnum};
@@ -253,26 +252,13 @@ fn tagger_body(a: &TaggerArgs) -> Result<Value> {
 /// Tag a stream: locally through the engine's parallel batch, remotely one request per
 /// line (in parallel) to the same endpoints a single tag uses.
 fn tag_stream(t: &Target, kind: Kind, pk: i64, b: &BatchArgs) -> Result<()> {
-    use rayon::prelude::*;
     let base = format!("/projects/{pk}/{}/{}", kind.route(), b.id);
     batch::run_lines(|lines| match t {
         Target::Local { engine, ctx } => match kind {
             Kind::RegexTaggerGroup => engine.group_tag_batch(ctx, pk, b.id, lines, &b.fields),
             _ => engine.regex_tag_batch(ctx, pk, b.id, lines, &b.fields),
         },
-        Target::Remote(c) => Ok(lines
-            .par_iter()
-            .map(|line| {
-                let (path, body) = match BatchItem::parse(line) {
-                    BatchItem::Text(s) => (format!("{base}/tag_text/"), json!({"text": s})),
-                    BatchItem::Doc(d) => (format!("{base}/tag_doc/"), json!({"doc": d, "fields": b.fields})),
-                };
-                match c.send("POST", &path, Some(&body)) {
-                    Ok(v) => v.to_string(),
-                    Err(e) => json!({"error": e.to_string()}).to_string(),
-                }
-            })
-            .collect()),
+        Target::Remote(c) => Ok(batch::per_line_requests(c, &base, lines, Some(&b.fields))),
     })
 }
 

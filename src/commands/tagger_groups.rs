@@ -5,7 +5,6 @@ use super::resources::{self, project_for, ProjectFlag, StandardCmd, TransferCmd}
 use super::taggers::{SampleArgs, SettingsArgs};
 use super::{batch, Target};
 use crate::engine::error::{Error, Result};
-use crate::engine::lines::BatchItem;
 use crate::engine::resources::Kind;
 use crate::engine::tagger_groups::{MemberObserver, MemberUpdate};
 use crate::engine::tasks::TaskOut;
@@ -300,22 +299,9 @@ fn observer() -> MemberObserver {
 /// Tags a stream: locally through the engine's parallel batch, remotely one request per line
 /// (in parallel) to the endpoints a single tag uses.
 fn tag_stream(t: &Target, pk: i64, id: i64) -> Result<()> {
-    use rayon::prelude::*;
     let base = format!("/projects/{pk}/tagger_groups/{id}");
     batch::run_lines(|lines| match t {
         Target::Local { engine, ctx } => engine.tagger_group_tag_batch(ctx, pk, id, lines),
-        Target::Remote(c) => Ok(lines
-            .par_iter()
-            .map(|line| {
-                let (path, body) = match BatchItem::parse(line) {
-                    BatchItem::Text(s) => (format!("{base}/tag_text/"), json!({"text": s})),
-                    BatchItem::Doc(d) => (format!("{base}/tag_doc/"), json!({"doc": d})),
-                };
-                match c.send("POST", &path, Some(&body)) {
-                    Ok(v) => v.to_string(),
-                    Err(e) => json!({"error": e.to_string()}).to_string(),
-                }
-            })
-            .collect()),
+        Target::Remote(c) => Ok(batch::per_line_requests(c, &base, lines, None)),
     })
 }

@@ -4,7 +4,6 @@ use super::regex::BatchArgs;
 use super::resources::{self, project_for, ProjectFlag, StandardCmd, TransferCmd};
 use super::{batch, progress, Target};
 use crate::engine::error::{Error, Result};
-use crate::engine::lines::BatchItem;
 use crate::engine::resources::Kind;
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::{json, Map, Value};
@@ -314,22 +313,9 @@ pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
 /// Tags a stream: locally through the engine's parallel batch, remotely one request per
 /// line (in parallel) to the endpoints a single tag uses.
 fn tag_stream(t: &Target, pk: i64, b: &BatchArgs) -> Result<()> {
-    use rayon::prelude::*;
     let base = format!("/projects/{pk}/taggers/{}", b.id);
     batch::run_lines(|lines| match t {
         Target::Local { engine, ctx } => engine.tagger_tag_batch(ctx, pk, b.id, lines, &b.fields),
-        Target::Remote(c) => Ok(lines
-            .par_iter()
-            .map(|line| {
-                let (path, body) = match BatchItem::parse(line) {
-                    BatchItem::Text(s) => (format!("{base}/tag_text/"), json!({"text": s})),
-                    BatchItem::Doc(d) => (format!("{base}/tag_doc/"), json!({"doc": d})),
-                };
-                match c.send("POST", &path, Some(&body)) {
-                    Ok(v) => v.to_string(),
-                    Err(e) => json!({"error": e.to_string()}).to_string(),
-                }
-            })
-            .collect()),
+        Target::Remote(c) => Ok(batch::per_line_requests(c, &base, lines, None)),
     })
 }
