@@ -42,7 +42,7 @@ pub struct EmbeddingIn {
     pub description: String,
     pub fields: Vec<String>,
     pub indices: Option<Vec<super::operations::regex::IndexName>>,
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub query: Option<Value>,
     /// Vector width (default 100).
     pub num_dimensions: Option<i64>,

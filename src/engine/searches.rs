@@ -28,10 +28,10 @@ pub struct SearchOut {
 pub struct SearchIn {
     pub description: String,
     /// Elasticsearch query (an object, or a string holding one).
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub query: Option<Value>,
     /// The GUI's state for the search, kept as given.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub query_constraints: Option<Value>,
 }
 

@@ -56,7 +56,7 @@ pub struct TaggerIn {
     pub fields: Vec<String>,
     pub indices: Option<Vec<super::operations::regex::IndexName>>,
     /// Elasticsearch query whose matches are the positive examples (default: all documents).
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub query: Option<Value>,
     pub embedding: Option<i64>,
     /// `Hashing Vectorizer` (default), `Count Vectorizer` or `TfIdf Vectorizer`.

@@ -10,10 +10,10 @@ use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::sync::Arc;
 
-/// `{"email"}` of the caller's own user.
+/// `{"email"}` of the caller's own user (optional even for PUT: nothing else is writable).
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct EmailIn {
-    pub email: String,
+    pub email: Option<String>,
 }
 
 /// `{"old_password", "new_password1", "new_password2"}`.
@@ -63,6 +63,7 @@ fn session_op(
         status,
         response: Some(schema_of::<TokenOut>),
         upload: false,
+        query: &[],
         run,
     }
 }

@@ -1,9 +1,9 @@
 //! The standard operations of a resource kind (list, create, retrieve, replace, change,
 //! delete, bulk delete), generated from its `ResourceKind` declaration.
-use super::{reply, schema_of, Access, Call, Method, Operation, Reply, SchemaFn};
+use super::{page_schema_of, reply, schema_of, Access, Call, Method, Operation, Reply, SchemaFn, LIST_QUERY};
 use crate::engine::error::Result;
 use crate::engine::kinds::{IdsIn, ResourceKind};
-use crate::engine::resources::{BulkDeleteOut, Page};
+use crate::engine::resources::BulkDeleteOut;
 use crate::engine::Engine;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -52,6 +52,11 @@ pub fn operations<K: ResourceKind>() -> Vec<Operation> {
         status,
         response,
         upload: K::UPLOAD && method == Method::Post && request.is_some() && status == 201,
+        query: if path == &collection && method == Method::Get {
+            LIST_QUERY
+        } else {
+            &[]
+        },
         run,
     };
     vec![
@@ -61,7 +66,7 @@ pub fn operations<K: ResourceKind>() -> Vec<Operation> {
             format!("List the project's {noun}s (paginated; ordering, description filter)"),
             None,
             200,
-            Some(schema_of::<Page<K::Out>> as SchemaFn),
+            Some(page_schema_of::<K::Out> as SchemaFn),
             list::<K> as _,
         ),
         make(

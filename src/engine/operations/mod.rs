@@ -132,6 +132,13 @@ pub fn schema_of<T: utoipa::ToSchema>(nested: &mut Vec<(String, RefOr<Schema>)>)
     T::schema()
 }
 
+/// The schema of one page of `T`s (`{"count", "results"}`), with `T` itself among the named
+/// schemas, since the page refers to it.
+pub fn page_schema_of<T: utoipa::ToSchema>(nested: &mut Vec<(String, RefOr<Schema>)>) -> RefOr<Schema> {
+    nested.push((T::name().into_owned(), T::schema()));
+    schema_of::<super::resources::Page<T>>(nested)
+}
+
 /// A result as a reply.
 pub fn reply<T: Serialize>(out: T) -> Result<Reply> {
     Ok(Reply::Json(serde_json::to_value(out).map_err(Error::internal)?))
@@ -154,6 +161,7 @@ pub fn file_operation(
         status: 200,
         response: None,
         upload: false,
+        query: &[],
         run,
     }
 }
@@ -165,6 +173,38 @@ pub struct ImportIn {
     #[schema(value_type = String, format = Binary)]
     pub file: String,
 }
+
+/// A query parameter an operation reads. The engine parses every one leniently (an
+/// unusable value falls back to the default, or for `page` answers 404 "Invalid page."),
+/// so all are documented as optional strings.
+pub struct QueryParam {
+    pub name: &'static str,
+    pub description: &'static str,
+}
+
+/// The query parameters of a project resource list (pagination, ordering, filters).
+pub const LIST_QUERY: &[QueryParam] = &[
+    QueryParam {
+        name: "page",
+        description: "1-based page number, or `last`; past the last page: 404 \"Invalid page.\"",
+    },
+    QueryParam {
+        name: "page_size",
+        description: "Items per page (default 30, at most 1000)",
+    },
+    QueryParam {
+        name: "ordering",
+        description: "Comma-separated fields, `-` for descending; unknown fields are ignored",
+    },
+    QueryParam {
+        name: "description",
+        description: "Case-insensitive substring of the description",
+    },
+    QueryParam {
+        name: "task_status",
+        description: "Only resources whose task has this status",
+    },
+];
 
 /// One declared operation.
 pub struct Operation {
@@ -181,6 +221,8 @@ pub struct Operation {
     pub response: Option<SchemaFn>,
     /// The body is a multipart form with a file.
     pub upload: bool,
+    /// The query parameters it reads.
+    pub query: &'static [QueryParam],
     /// Performs the operation.
     pub run: fn(&Arc<Engine>, &Call) -> Result<Reply>,
 }
@@ -263,6 +305,7 @@ macro_rules! op {
             status: op!(@status [$($resp)?] $($status)?),
             response: op!(@schema [$($resp)?]),
             upload: false,
+            query: &[],
             run: {
                 #[allow(unused_variables)]
                 fn run($e: &std::sync::Arc<$crate::engine::Engine>, $c: &$crate::engine::operations::Call) -> $crate::engine::error::Result<$crate::engine::operations::Reply> {

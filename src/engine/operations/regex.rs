@@ -58,7 +58,7 @@ pub struct ApplyIn {
     pub description: String,
     pub indices: Option<Vec<IndexName>>,
     pub fields: Vec<String>,
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub query: Option<Value>,
 }
 

@@ -1,6 +1,6 @@
 //! Operations of projects, search indices, documents and search (`api.md` §1–§4, Appendix A).
 use super::regex::IndexName;
-use super::{crud, op, Operation};
+use super::{crud, op, Operation, QueryParam};
 use crate::engine::dataset_imports::DatasetImports;
 use crate::engine::indices::IndexOut;
 use crate::engine::lexicons::Lexicons;
@@ -14,7 +14,7 @@ use serde_json::Value;
 /// highlight, _source) over the given indices (default: all of the project's).
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct SearchIn {
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub query: Option<Value>,
     pub indices: Option<Vec<IndexName>>,
 }
@@ -26,12 +26,22 @@ pub struct SimpleSearchIn {
     pub size: Option<u64>,
 }
 
-/// `{"index", "documents"}` of a document insert.
+/// `{"documents": [...]}` of a document insert (at most 10 000 documents).
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct DocumentsIn {
-    pub index: String,
+    #[schema(min_items = 1, max_items = 10000)]
+    pub documents: Vec<DocumentIn>,
+}
+
+/// One document to insert: its index (created and added to the project when new), its
+/// source and an optional id (a string or a number; one is assigned when missing).
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct DocumentIn {
+    pub _index: String,
     #[schema(value_type = Object)]
-    pub documents: Value,
+    pub _source: Value,
+    #[schema(value_type = Option<String>)]
+    pub _id: Option<Value>,
 }
 
 /// `{"is_open"}` of an index.
@@ -43,7 +53,19 @@ pub struct IndexIn {
 /// Projects and their indices (listed first in the documentation).
 pub fn project_operations() -> Vec<Operation> {
     vec![
-        op!(Get "/projects/", "projects", "Projects the caller is a member of", [] => [Vec<ProjectOut>], |e, c| e.list_projects(c.ctx()?, c.query)?),
+        Operation {
+            query: &[
+                QueryParam {
+                    name: "ordering",
+                    description: "Comma-separated fields (id, title, users_count, indices_count), `-` for descending",
+                },
+                QueryParam {
+                    name: "title",
+                    description: "Case-insensitive substring of the title",
+                },
+            ],
+            ..op!(Get "/projects/", "projects", "Projects the caller is a member of", [] => [Vec<ProjectOut>], |e, c| e.list_projects(c.ctx()?, c.query)?)
+        },
         op!(Post "/projects/", "projects", "Create a project (superusers)", [ProjectIn] => [ProjectOut] 201, |e, c| e.create_project(c.ctx()?, c.body)?),
         op!(Get "/projects/{project_pk}/", "projects", "One project", [] => [ProjectOut], |e, c| e.get_project(c.ctx()?, c.pk()?)?),
         op!(Put "/projects/{project_pk}/", "projects", "Replace a project", [ProjectIn] => [ProjectOut], |e, c| e.update_project(c.ctx()?, c.pk()?, c.body, c.mode())?),

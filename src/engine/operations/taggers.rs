@@ -1,6 +1,6 @@
 //! Operations of taggers (`api.md` §6 and Appendix A).
 use super::regex::{IndexName, TextIn};
-use super::{crud, file_operation, op, Call, ImportIn, Operation, Reply};
+use super::{crud, file_operation, op, Call, ImportIn, Operation, QueryParam, Reply};
 use crate::engine::classifier::Feature;
 use crate::engine::error::Result;
 use crate::engine::taggers::{TagOut, TaggerOut, Taggers};
@@ -106,8 +106,14 @@ pub fn operations() -> Vec<Operation> {
             |e, c| e.tagger_tag_doc(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
         op!(Post "/projects/{project_pk}/taggers/{id}/tag_random_doc/", "taggers", "Tag a random document of the indices", [IndicesIn] => [Value],
             |e, c| e.tagger_tag_random_doc(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
-        op!(Get "/projects/{project_pk}/taggers/{id}/list_features/", "taggers", "The strongest features (?size=100; not for Hashing)", [] => [FeaturesOut],
-            |e, c| e.tagger_features(c.ctx()?, c.pk()?, c.id("id")?, c.query)?),
+        Operation {
+            query: &[QueryParam {
+                name: "size",
+                description: "How many features (default 100)",
+            }],
+            ..op!(Get "/projects/{project_pk}/taggers/{id}/list_features/", "taggers", "The strongest features (?size=100; not for Hashing)", [] => [FeaturesOut],
+                |e, c| e.tagger_features(c.ctx()?, c.pk()?, c.id("id")?, c.query)?)
+        },
         op!(Get "/projects/{project_pk}/taggers/{id}/stop_words/", "taggers", "The tagger's own stop words", [] => [StopWordsOut],
             |e, c| e.tagger_stop_words(c.ctx()?, c.pk()?, c.id("id")?, None)?),
         op!(Post "/projects/{project_pk}/taggers/{id}/stop_words/", "taggers", "Replace the tagger's stop words: {text}", [TextIn] => [StopWordsOut],
