@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The project's test command: builds ta and runs every test suite (unit, engine
-# conformance, HTTP conformance against a real `ta serve`, HTTP API, CLI), then the web GUI's
-# tests (pure modules with Node's test runner, and the end-to-end scenarios in Debian's
-# chromium, gui/e2e/run.sh), and prints one closing `N passed, M failed, K skipped` line for
-# the whole run.
+# conformance, HTTP conformance against a real `ta serve`, HTTP API, CLI), a bounded pass of
+# an outside client over the whole API (schemathesis against /api/v1/swagger.json,
+# scripts/check/api_fuzz.sh; one entry), then the web GUI's tests (pure modules with Node's
+# test runner, and the end-to-end scenarios in Debian's chromium, gui/e2e/run.sh), and
+# prints one closing `N passed, M failed, K skipped` line for the whole run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TA_PASSWORD_ITERATIONS="${TA_PASSWORD_ITERATIONS:-1000}"
@@ -11,6 +12,13 @@ mkdir -p target
 cargo build --locked || exit 1
 cargo test --locked --no-fail-fast -- --test-threads=2 --show-output 2>&1 | tee target/test.log
 status=${PIPESTATUS[0]}
+# TA_API_FUZZ_EXAMPLES: examples per operation (10 keeps the pass near a minute and a half).
+scripts/check/api_fuzz.sh --examples "${TA_API_FUZZ_EXAMPLES:-10}" --workers 1 2>&1 | tee target/api-fuzz.log
+fuzz_status=${PIPESTATUS[0]}
+if ! grep -q '^skipped:' target/api-fuzz.log; then
+  if [ "$fuzz_status" = 0 ]; then result=passed; else result=failed; status=$fuzz_status; fi
+  echo "api_fuzz result: $result" | tee -a target/api-fuzz.log
+fi
 if command -v node >/dev/null && command -v npm >/dev/null; then
   gui/e2e/run.sh target/debug/ta 2>&1 | tee target/gui-test.log
   gui_status=${PIPESTATUS[0]}
@@ -20,14 +28,18 @@ else
   echo "# skipped 1" > target/gui-test.log
 fi
 # A test that could not run its check (no language data, no ../shared) prints one line
-# starting with "skipped:" and passes; it is counted as skipped, not passed. Node's runner
-# closes each run with "# pass N", "# fail N" and "# skipped N".
+# starting with "skipped:" and passes; it is counted as skipped, not passed. The API fuzz
+# pass is one entry: "api_fuzz result: passed|failed", or its own "skipped:" line. Node's
+# runner closes each run with "# pass N", "# fail N" and "# skipped N".
 awk '
-  FNR == 1 { gui = (FILENAME ~ /gui-test/) }
-  !gui && /^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
-  !gui && /^skipped:/ { s++; p-- }
+  FNR == 1 { gui = (FILENAME ~ /gui-test/); fuzz = (FILENAME ~ /api-fuzz/) }
+  fuzz && /^api_fuzz result: passed/ { p++ }
+  fuzz && /^api_fuzz result: failed/ { f++ }
+  fuzz && /^skipped:/ { s++ }
+  !gui && !fuzz && /^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+  !gui && !fuzz && /^skipped:/ { s++; p-- }
   gui && /^# pass / { p += $3 }
   gui && /^# fail / { f += $3 }
   gui && /^# skipped / { s += $3 }
-  END { printf "%d passed, %d failed, %d skipped\n", p, f, s }' target/test.log target/gui-test.log
+  END { printf "%d passed, %d failed, %d skipped\n", p, f, s }' target/test.log target/api-fuzz.log target/gui-test.log
 exit "$status"

@@ -103,6 +103,29 @@ fn error_components(components: &mut Components, nested: &mut Vec<(String, RefOr
     }
 }
 
+/// A request body whose type flattens another (`#[serde(flatten)]`, an `allOf` of a named
+/// schema and the own fields) as one object with all the fields: what the client sends,
+/// and a form that schema-driven clients and fuzzers generate from directly.
+fn flattened(schema: RefOr<Schema>, nested: &[(String, RefOr<Schema>)]) -> RefOr<Schema> {
+    let RefOr::T(Schema::AllOf(all)) = &schema else { return schema };
+    let mut merged = ObjectBuilder::new().description(all.description.clone()).build();
+    for part in &all.items {
+        let part = match part {
+            RefOr::Ref(r) => nested
+                .iter()
+                .find(|(name, _)| r.ref_location.strip_prefix("#/components/schemas/") == Some(name.as_str()))
+                .map(|(_, s)| s),
+            own => Some(own),
+        };
+        let Some(RefOr::T(Schema::Object(object))) = part else {
+            return schema;
+        };
+        merged.properties.extend(object.properties.clone());
+        merged.required.extend(object.required.iter().cloned());
+    }
+    RefOr::T(Schema::Object(merged))
+}
+
 fn path_parameter(o: &Operation, name: &str, nested: &mut Vec<(String, RefOr<Schema>)>) -> Parameter {
     ParameterBuilder::new()
         .name(name)
@@ -158,7 +181,8 @@ pub fn openapi() -> Doc {
         }
         if let Some(schema) = o.request {
             let media = if o.upload { "multipart/form-data" } else { "application/json" };
-            let body = RequestBodyBuilder::new().content(media, ContentBuilder::new().schema(Some(schema(&mut nested))).build());
+            let schema = schema(&mut nested);
+            let body = RequestBodyBuilder::new().content(media, ContentBuilder::new().schema(Some(flattened(schema, &nested))).build());
             b = b.request_body(Some(body.build()));
         }
         doc.paths.add_path_operation(o.path.as_ref(), vec![method(o.method)], b.build());
