@@ -8652,13 +8652,21 @@ _ta() {
             return 0
             ;;
         ta__subcmd__tagger__subcmd__group__subcmd__tag)
-            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            opts="-h --project --no-lemmatize --no-ner --similar-docs --candidate-tags --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --similar-docs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --candidate-tags)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

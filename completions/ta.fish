@@ -743,11 +743,15 @@ complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from tag-text" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from tag-text" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from tag" -l project -d 'Project id [default: the project holding the resource]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from tag" -l similar-docs -d 'Similar documents read for candidate tags [default: 25]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from tag" -l candidate-tags -d 'Most candidate members run [default: 25]' -r
 complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from tag" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from tag" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from tag" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r
 complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from tag" -l token -d 'Token for --server [default: the one stored by `ta login`]' -r
 complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from tag" -l as -d 'Local mode: act as this user [default: admin]' -r
+complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from tag" -l no-lemmatize -d 'Do not lemmatize the text first'
+complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from tag" -l no-ner -d 'Do not add entities equal to a member\'s tag'
 complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from tag" -l json -d 'Print JSON even on a terminal'
 complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from tag" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from models" -l project -d 'Project id [default: the project holding the resource]' -r

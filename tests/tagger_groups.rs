@@ -444,13 +444,16 @@ fn cli_trains_and_tags_locally_and_remotely_alike() {
     );
 
     let text = "varas murdis sisse ja politsei otsib varast";
-    let local_tags = ta(&data, &["tagger-group", "tag-text", "1", text, "--no-ner"]).ok();
+    // The members read the raw text, so the tests tag it without lemmas (the same answer
+    // with or without language data).
+    let local_tags = ta(&data, &["tagger-group", "tag-text", "1", text, "--no-ner", "--no-lemmatize"]).ok();
     assert_eq!(local_tags[0]["tag"], "crime", "{local_tags}");
     let lines = format!(
         "{}\n{{\"text\": \"homme sajab vihma ja tuul on tugev\"}}\n\n{{\"other\": 1}}\n",
         json!(text)
     );
-    let local_stream = ta_stdin(&data, &["tagger-group", "tag", "1"], &lines);
+    let stream = ["tagger-group", "tag", "1", "--no-lemmatize"];
+    let local_stream = ta_stdin(&data, &stream, &lines);
     let results: Vec<Value> = local_stream.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(results.len(), 4, "{local_stream}");
     assert_eq!(
@@ -463,6 +466,10 @@ fn cli_trains_and_tags_locally_and_remotely_alike() {
         results[3],
         json!({"error": "document does not contain required fields. required fields: ['text']"})
     );
+    // The options reach every line: no candidate members, no tags.
+    let no_candidates = [&stream[..], &["--candidate-tags", "0", "--no-ner"]].concat();
+    let none = ta_stdin(&data, &no_candidates, &lines);
+    assert_eq!(none.lines().take(2).collect::<Vec<_>>(), ["[]", "[]"], "{none}");
     let exported = dir.path().join("group.zip");
     ta(&data, &["tagger-group", "export", "1", "-o", exported.to_str().unwrap()]).ok();
     let shown = ta(&data, &["tagger-group", "show", "1"]).ok();
@@ -473,11 +480,9 @@ fn cli_trains_and_tags_locally_and_remotely_alike() {
     let remote_args = ["--server", s.base.as_str(), "--token", token.as_str()];
     let remote = |args: &[&str]| ta(&data, &[&remote_args[..], args].concat());
     let local_url = "http://127.0.0.1:8000/api/v1";
-    assert_eq!(remote(&["tagger-group", "tag-text", "1", text, "--no-ner"]).ok(), local_tags);
-    assert_eq!(
-        ta_stdin(&data, &[&remote_args[..], &["tagger-group", "tag", "1"]].concat(), &lines),
-        local_stream
-    );
+    assert_eq!(remote(&["tagger-group", "tag-text", "1", text, "--no-ner", "--no-lemmatize"]).ok(), local_tags);
+    assert_eq!(ta_stdin(&data, &[&remote_args[..], &stream].concat(), &lines), local_stream);
+    assert_eq!(ta_stdin(&data, &[&remote_args[..], &no_candidates].concat(), &lines), none);
     assert_eq!(
         remote(&["tagger-group", "show", "1"]).ok(),
         common::replace_in(&shown, local_url, &s.base)
@@ -491,7 +496,7 @@ fn cli_trains_and_tags_locally_and_remotely_alike() {
     let copy = remote(&["tagger-group", "import", exported.to_str().unwrap(), "--project", "1"]).ok();
     let copy_id = copy["id"].to_string();
     assert_eq!(copy["tagger_status"]["completed"], json!(3), "{copy}");
-    let copy_tags = remote(&["tagger-group", "tag-text", copy_id.as_str(), text, "--no-ner"]).ok();
+    let copy_tags = remote(&["tagger-group", "tag-text", copy_id.as_str(), text, "--no-ner", "--no-lemmatize"]).ok();
     assert_eq!(copy_tags[0]["probability"], local_tags[0]["probability"]);
     assert_eq!(remote(&["tagger-group", "list", "--project", "1"]).ok()["count"], json!(3));
     remote(&["tagger-group", "delete", "1"]).ok_empty();

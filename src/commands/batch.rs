@@ -13,16 +13,21 @@ use std::sync::mpsc;
 /// Lines per chunk: large enough to keep all cores busy, small enough to stay flat.
 const CHUNK: usize = 4096;
 
-/// JSON texts of values a processor got as values (remote answers).
 /// Remote mode of a model's batch: each line as one request, several at once, to the
 /// resource at `base` (`.../taggers/1`): a text to its `tag_text/`, a document to its
-/// `tag_doc/` (with `doc_fields` as its `fields` when given); a refused line answers
-/// `{"error"}`. Results in input order.
-pub fn per_line_requests(c: &super::client::Client, base: &str, lines: &[&str], doc_fields: Option<&[String]>) -> Vec<String> {
+/// `tag_doc/` (with `doc_fields` as its `fields` when given), each body with `options`
+/// added; a refused line answers `{"error"}`. Results in input order.
+pub fn per_line_requests(
+    c: &super::client::Client,
+    base: &str,
+    lines: &[&str],
+    options: &serde_json::Map<String, Value>,
+    doc_fields: Option<&[String]>,
+) -> Vec<String> {
     lines
         .par_iter()
         .map(|line| {
-            let (path, body) = match BatchItem::parse(line) {
+            let (path, mut body) = match BatchItem::parse(line) {
                 BatchItem::Text(s) => (format!("{base}/tag_text/"), serde_json::json!({"text": s})),
                 BatchItem::Doc(d) => {
                     let mut body = serde_json::json!({"doc": d});
@@ -32,6 +37,9 @@ pub fn per_line_requests(c: &super::client::Client, base: &str, lines: &[&str], 
                     (format!("{base}/tag_doc/"), body)
                 }
             };
+            for (k, v) in options {
+                body[k] = v.clone();
+            }
             match c.send("POST", &path, Some(&body)) {
                 Ok(v) => v.to_string(),
                 Err(e) => serde_json::json!({"error": e.to_string()}).to_string(),
@@ -40,6 +48,7 @@ pub fn per_line_requests(c: &super::client::Client, base: &str, lines: &[&str], 
         .collect()
 }
 
+/// JSON texts of values a processor got as values (remote answers).
 pub fn json_lines(values: impl IntoIterator<Item = Value>) -> Vec<String> {
     values.into_iter().map(|v| v.to_string()).collect()
 }

@@ -258,7 +258,7 @@ fn tag_stream(t: &Target, kind: Kind, pk: i64, b: &BatchArgs) -> Result<()> {
             Kind::RegexTaggerGroup => engine.group_tag_batch(ctx, pk, b.id, lines, &b.fields),
             _ => engine.regex_tag_batch(ctx, pk, b.id, lines, &b.fields),
         },
-        Target::Remote(c) => Ok(batch::per_line_requests(c, &base, lines, Some(&b.fields))),
+        Target::Remote(c) => Ok(batch::per_line_requests(c, &base, lines, &Default::default(), Some(&b.fields))),
     })
 }
 

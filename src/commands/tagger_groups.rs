@@ -9,7 +9,7 @@ use crate::engine::resources::Kind;
 use crate::engine::tagger_groups::{MemberObserver, MemberUpdate};
 use crate::engine::tasks::TaskOut;
 use clap::{Args, Subcommand};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::sync::{Arc, Mutex};
@@ -61,6 +61,8 @@ pub enum TaggerGroupCmd {
         id: i64,
         #[command(flatten)]
         p: ProjectFlag,
+        #[command(flatten)]
+        o: TagArgs,
     },
     /// The member taggers and their training status
     Models {
@@ -78,7 +80,7 @@ pub enum TaggerGroupCmd {
     },
 }
 
-/// The options of tag-text.
+/// The tagging options of tag-text and tag.
 #[derive(Args, Debug)]
 pub struct TagArgs {
     /// Do not lemmatize the text first
@@ -93,6 +95,22 @@ pub struct TagArgs {
     /// Most candidate members run [default: 25]
     #[arg(long)]
     candidate_tags: Option<i64>,
+}
+
+impl TagArgs {
+    /// The options as the tag_text / tag_doc body fields.
+    fn body(&self) -> Map<String, Value> {
+        let mut body = Map::new();
+        body.insert("lemmatize".into(), json!(!self.no_lemmatize));
+        body.insert("use_ner".into(), json!(!self.no_ner));
+        if let Some(n) = self.similar_docs {
+            body.insert("n_similar_docs".into(), json!(n));
+        }
+        if let Some(n) = self.candidate_tags {
+            body.insert("n_candidate_tags".into(), json!(n));
+        }
+        body
+    }
 }
 
 pub fn run(t: &Target, c: &TaggerGroupCmd) -> Result<Option<Value>> {
@@ -125,18 +143,13 @@ pub fn run(t: &Target, c: &TaggerGroupCmd) -> Result<Option<Value>> {
         }
         TaggerGroupCmd::TagText { id, text, p, o } => {
             let pk = project_for(t, p, Kind::TaggerGroup, *id)?;
-            let mut body = json!({"text": text, "lemmatize": !o.no_lemmatize, "use_ner": !o.no_ner});
-            if let Some(n) = o.similar_docs {
-                body["n_similar_docs"] = json!(n);
-            }
-            if let Some(n) = o.candidate_tags {
-                body["n_candidate_tags"] = json!(n);
-            }
-            t.request("POST", &format!("/projects/{pk}/tagger_groups/{id}/tag_text/"), Some(&body))?
+            let mut body = o.body();
+            body.insert("text".into(), json!(text));
+            t.request("POST", &format!("/projects/{pk}/tagger_groups/{id}/tag_text/"), Some(&Value::Object(body)))?
         }
-        TaggerGroupCmd::Tag { id, p } => {
+        TaggerGroupCmd::Tag { id, p, o } => {
             let pk = project_for(t, p, Kind::TaggerGroup, *id)?;
-            tag_stream(t, pk, *id)?;
+            tag_stream(t, pk, *id, &o.body())?;
             return Ok(None);
         }
         TaggerGroupCmd::Models { id, p } => {
@@ -298,10 +311,11 @@ fn observer() -> MemberObserver {
 
 /// Tags a stream: locally through the engine's parallel batch, remotely one request per line
 /// (in parallel) to the endpoints a single tag uses.
-fn tag_stream(t: &Target, pk: i64, id: i64) -> Result<()> {
+fn tag_stream(t: &Target, pk: i64, id: i64, options: &Map<String, Value>) -> Result<()> {
     let base = format!("/projects/{pk}/tagger_groups/{id}");
+    let body = Value::Object(options.clone());
     batch::run_lines(|lines| match t {
-        Target::Local { engine, ctx } => engine.tagger_group_tag_batch(ctx, pk, id, lines),
-        Target::Remote(c) => Ok(batch::per_line_requests(c, &base, lines, None)),
+        Target::Local { engine, ctx } => engine.tagger_group_tag_batch(ctx, pk, id, &body, lines),
+        Target::Remote(c) => Ok(batch::per_line_requests(c, &base, lines, options, None)),
     })
 }

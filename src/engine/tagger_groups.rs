@@ -530,12 +530,14 @@ impl Engine {
         Ok(RandomDocTags { document, tags })
     }
 
-    /// Tags batch input lines (texts as tag_text, documents as tag_doc, with the default
-    /// options) in parallel, keeping input order; one JSON text per line, `{"error"}` for a
+    /// Tags batch input lines (texts as tag_text, documents as tag_doc, with `options`: the
+    /// tag_text body's `lemmatize`, `use_ner`, `n_similar_docs`, `n_candidate_tags`) in parallel, keeping input order; one JSON text per line, `{"error"}` for a
     /// bad line.
-    pub fn tagger_group_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, lines: &[&str]) -> Result<Vec<String>> {
+    pub fn tagger_group_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, options: &Value, lines: &[&str]) -> Result<Vec<String>> {
         let g = self.tagging_group(ctx, pk, id)?;
-        let options = TagOptions::default();
+        let mut f = Form::new(options, Mode::Full)?;
+        let options = TagOptions::parse(&mut f);
+        f.finish()?;
         Ok(lines
             .par_iter()
             .map(|line| {
