@@ -83,7 +83,7 @@ pub struct TorchTaggerIn {
     pub fields: Vec<String>,
     pub indices: Option<Vec<super::operations::regex::IndexName>>,
     /// Elasticsearch query whose matches are the positives (binary mode; default: all documents).
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub query: Option<Value>,
     /// A trained embedding whose vectors are used frozen; null: the tagger learns its own.
     pub embedding: Option<i64>,
