@@ -10433,7 +10433,7 @@ _ta() {
                     return 0
                     ;;
                 --optimizer)
-                    COMPREPLY=($(compgen -W "sgd adam" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "adam sgd" -- "${cur}"))
                     return 0
                     ;;
                 --file)

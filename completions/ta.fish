@@ -882,8 +882,8 @@ complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subco
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l positive -d 'Train a binary model: this label is `true`, every other `false`' -r
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l embedding -d 'Trained embedding whose vectors to use (frozen) [default: learn word vectors]' -r
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l seed -d 'Seed of the split, initialisation, shuffling and dropout [default: 42]' -r
-complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l optimizer -d 'Update rule: sgd (the reference\'s plain SGD) or adam (Adam at 0.01) [default: sgd]' -r -f -a "sgd\t''
-adam\t''"
+complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l optimizer -d 'Update rule: adam (Adam at 0.03 for fastText, 0.01 otherwise) or sgd (the reference\'s plain SGD) [default: adam]' -r -f -a "adam\t''
+sgd\t''"
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l file -d 'Read the examples from this file instead of stdin' -r -F
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r

@@ -121,8 +121,8 @@ pub enum TorchTaggerCmd {
         /// Seed of the split, initialisation, shuffling and dropout [default: 42]
         #[arg(long)]
         seed: Option<u64>,
-        /// Update rule: sgd (the reference's plain SGD) or adam (Adam at 0.01) [default: sgd]
-        #[arg(long, value_parser = ["sgd", "adam"])]
+        /// Update rule: adam (Adam at 0.03 for fastText, 0.01 otherwise) or sgd (the reference's plain SGD) [default: adam]
+        #[arg(long, value_parser = ["adam", "sgd"])]
         optimizer: Option<String>,
         /// Read the examples from this file instead of stdin
         #[arg(long)]

@@ -128,12 +128,12 @@ pub struct Stored {
     /// only train_file sets another.
     #[serde(default = "default_seed")]
     pub seed: u64,
-    /// `sgd` (the reference's plain SGD, default) or `adam`; only train_file sets another.
+    /// `adam` (default) or `sgd` (the reference's plain SGD); only train_file sets another.
     #[serde(default = "default_optimizer")]
     pub optimizer: String,
 }
 
-pub const OPTIMIZERS: [&str; 2] = ["sgd", "adam"];
+pub const OPTIMIZERS: [&str; 2] = ["adam", "sgd"];
 
 fn default_optimizer() -> String {
     OPTIMIZERS[0].into()
@@ -170,8 +170,8 @@ impl Stored {
             epochs: usize::try_from(self.num_epochs).unwrap_or(0),
             seed: self.seed,
             optimizer: match self.optimizer.as_str() {
-                "adam" => neural::Optimizer::Adam,
-                _ => neural::Optimizer::Sgd,
+                "sgd" => neural::Optimizer::Sgd,
+                _ => neural::Optimizer::Adam,
             },
             ..TrainSettings::new(architecture)
         })

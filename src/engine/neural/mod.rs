@@ -1,6 +1,6 @@
 //! Neural text classifiers ("torchtaggers"): fastText, TextRNN and RCNN trained with candle on the CPU (CUDA
-//! optional), following `models.md` §4: raw lower-cased whitespace tokens, seeded 64/16/20 split, plain SGD with
-//! the halving schedule, per-epoch validation reports, test-part metrics, batched inference and a self-describing
+//! optional), following `models.md` §4: raw lower-cased whitespace tokens, seeded 64/16/20 split, Adam (or the reference's
+//! plain SGD) with the halving schedule, fastText's frozen vectors standardised, per-epoch validation reports, test-part metrics, batched inference and a self-describing
 //! model file.
 //!
 //! ```text

@@ -52,11 +52,19 @@ impl Architecture {
         }
     }
 
-    /// Initial learning rate of the reference configuration.
+    /// Initial learning rate of the reference configuration (plain SGD).
     pub fn learning_rate(self) -> f64 {
         match self {
             Self::TextRnn => 0.25,
             Self::FastText | Self::Rcnn => 0.5,
+        }
+    }
+
+    /// Initial learning rate under Adam: fastText, one linear map of standardised means, takes larger steps.
+    pub fn adam_learning_rate(self) -> f64 {
+        match self {
+            Self::FastText => 0.03,
+            Self::TextRnn | Self::Rcnn => 0.01,
         }
     }
 

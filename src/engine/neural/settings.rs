@@ -10,21 +10,20 @@ pub const MAX_SIZE: usize = 100_000;
 /// Width of a trainable embedding (used when no frozen one is given).
 pub const TRAINABLE_DIM: usize = 100;
 
-/// The update rule.
+/// The update rule. Adam is the default: the reference's plain SGD takes about 120 steps in its 5 epochs on a
+/// few thousand documents and leaves every architecture well short of a bag-of-words classifier, where Adam's
+/// per-parameter step sizes reach it in the same steps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Optimizer {
     /// Plain SGD, no momentum or weight decay (the reference configuration).
-    #[default]
     Sgd,
-    /// Adam (β 0.9/0.999, ε 1e-8, no weight decay; lazily per used row for trainable word vectors), learning
-    /// rate 0.01 unless set; the same halving schedule.
+    /// Adam (β 0.9/0.999, ε 1e-8, no weight decay; lazily per used row for trainable word vectors) at the
+    /// architecture's Adam learning rate unless set; the same halving schedule.
+    #[default]
     Adam,
 }
 
-/// Adam's initial learning rate when none is set.
-const ADAM_LEARNING_RATE: f64 = 0.01;
-
-/// How to train. `TrainSettings::new` gives the reference configuration.
+/// How to train. `TrainSettings::new` gives the reference configuration but for the optimizer (Adam).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrainSettings {
     pub architecture: Architecture,
@@ -36,7 +35,7 @@ pub struct TrainSettings {
     pub max_tokens: usize,
     /// Training batch size; `None` = the architecture's (128 or 64).
     pub batch_size: Option<usize>,
-    /// Initial learning rate; `None` = the architecture's (0.5 or 0.25), or 0.01 for Adam.
+    /// Initial learning rate; `None` = the architecture's for the optimizer (SGD 0.5 or 0.25, Adam 0.03 or 0.01).
     pub learning_rate: Option<f64>,
     pub optimizer: Optimizer,
     /// Train on the first CUDA GPU (needs the `cuda` build feature).
@@ -52,7 +51,7 @@ impl TrainSettings {
             max_tokens: 2000,
             batch_size: None,
             learning_rate: None,
-            optimizer: Optimizer::Sgd,
+            optimizer: Optimizer::default(),
             gpu: false,
         }
     }
@@ -64,7 +63,7 @@ impl TrainSettings {
     pub(super) fn learning_rate(&self) -> f64 {
         self.learning_rate.unwrap_or(match self.optimizer {
             Optimizer::Sgd => self.architecture.learning_rate(),
-            Optimizer::Adam => ADAM_LEARNING_RATE,
+            Optimizer::Adam => self.architecture.adam_learning_rate(),
         })
     }
 

@@ -225,10 +225,11 @@ fn frozen_embedding_is_used_and_stays_frozen() {
     };
     vectors.vectors.insert("good".into(), vec![1.0, 0.0, 0.0, 0.0]);
     vectors.vectors.insert("bad".into(), vec![0.0, 1.0, 0.0, 0.0]);
+    // RCNN reads the vectors as they are (fastText's are standardised, see train::tests).
     let settings = TrainSettings {
         epochs: 3,
         batch_size: Some(8),
-        ..TrainSettings::new(Architecture::FastText)
+        ..TrainSettings::new(Architecture::Rcnn)
     };
     let outcome = train(&as_refs(&data), &classes(), &settings, Some(&vectors), &mut quiet).unwrap();
     let tagger = outcome.tagger;
@@ -325,7 +326,12 @@ fn bad_requests_are_errors() {
 
 #[test]
 fn learning_rate_halves_at_a_third_and_two_thirds() {
-    let settings = TrainSettings::new(Architecture::FastText);
+    let adam = |a| TrainSettings::new(a).learning_rate_at(0);
+    assert_eq!([adam(Architecture::FastText), adam(Architecture::TextRnn), adam(Architecture::Rcnn)], [0.03, 0.01, 0.01]);
+    let settings = TrainSettings {
+        optimizer: Optimizer::Sgd,
+        ..TrainSettings::new(Architecture::FastText)
+    };
     let rates: Vec<f64> = (0..5).map(|e| settings.learning_rate_at(e)).collect();
     assert_eq!(rates, [0.5, 0.25, 0.25, 0.125, 0.125]);
     let one = TrainSettings {

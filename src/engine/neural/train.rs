@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use super::batch::Batch;
 use super::error::{NeuralError, Result};
 use super::metrics::{Confusion, EpochReport, Scores};
-use super::network::{initial_embedding, Network, EMBEDDING};
+use super::network::{initial_embedding, Architecture, Network, EMBEDDING};
 use super::seeded::Seeded;
 use super::settings::{Optimizer, TrainSettings, MAX_SIZE, TRAINABLE_DIM};
 use super::split::{split, MIN_EXAMPLES};
@@ -137,7 +137,13 @@ impl<'a> Run<'a> {
             .architecture
             .initial_parameters(embed_dim, classes.len(), &mut rng, DType::F32, device)?;
         let words = match embedding {
-            Some(vectors) => WordTable::Frozen(frozen_matrix(&vocabulary, vectors, device)?),
+            Some(vectors) => {
+                let mut matrix = frozen_matrix(&vocabulary, vectors)?;
+                if settings.architecture == Architecture::FastText {
+                    standardize_means(&mut matrix, vectors.dim(), parts.train.iter().map(|&i| docs[i].as_slice()));
+                }
+                WordTable::Frozen(Tensor::from_vec(matrix, (vocabulary.len(), vectors.dim()), device)?)
+            }
             None => {
                 let values = initial_embedding(vocabulary.len(), embed_dim, &mut rng, DType::F32, &Device::Cpu)?;
                 WordTable::Trainable {
@@ -289,7 +295,6 @@ impl<'a> Run<'a> {
     }
 }
 
-/// The frozen embedding matrix: the known vector of each vocabulary word, zeros otherwise (`<unk>`, `<pad>` too).
 /// The optimizer of the network's parameters.
 enum Updates {
     Sgd(SGD),
@@ -327,7 +332,9 @@ impl Updates {
     }
 }
 
-fn frozen_matrix(vocabulary: &Vocabulary, vectors: &dyn WordVectors, device: &Device) -> Result<Tensor> {
+/// The frozen embedding matrix (row-major, `[vocabulary, width]`): the known vector of each vocabulary word, zeros
+/// otherwise (`<unk>`, `<pad>` too).
+fn frozen_matrix(vocabulary: &Vocabulary, vectors: &dyn WordVectors) -> Result<Vec<f32>> {
     let dim = vectors.dim();
     let mut matrix = vec![0f32; vocabulary.len() * dim];
     let mut known = 0usize;
@@ -347,5 +354,66 @@ fn frozen_matrix(vocabulary: &Vocabulary, vectors: &dyn WordVectors, device: &De
     if known == 0 {
         return Err(NeuralError::NoWordVectors);
     }
-    Ok(Tensor::from_vec(matrix, (vocabulary.len(), dim), device)?)
+    Ok(matrix)
+}
+
+/// Centres and scales every row of a frozen matrix (`width` columns) so that the mean vectors of the training
+/// documents `docs` have mean 0 and deviation 1 in each column (a column that does not vary is only centred).
+/// The mean over a document's tokens is linear, so a document's mean of the new rows is its old mean
+/// standardised: for fastText, whose first layer is linear, this is a reparametrisation of that layer (the same
+/// functions) under which descent is well conditioned. Raw word2vec means share one large common direction and
+/// differ little around it, so the reference's few hundred steps leave the classifier far from its optimum.
+fn standardize_means<'d>(matrix: &mut [f32], width: usize, docs: impl Iterator<Item = &'d [u32]>) {
+    let (mut sum, mut squares, mut n) = (vec![0f64; width], vec![0f64; width], 0usize);
+    let mut mean = vec![0f64; width];
+    for doc in docs.filter(|d| !d.is_empty()) {
+        mean.fill(0.0);
+        for &id in doc {
+            let row = &matrix[id as usize * width..(id as usize + 1) * width];
+            mean.iter_mut().zip(row).for_each(|(m, &v)| *m += f64::from(v));
+        }
+        for ((s, q), m) in sum.iter_mut().zip(&mut squares).zip(&mean) {
+            let m = m / doc.len() as f64;
+            *s += m;
+            *q += m * m;
+        }
+        n += 1;
+    }
+    if n == 0 {
+        return;
+    }
+    let centre: Vec<f64> = sum.iter().map(|s| s / n as f64).collect();
+    let scale: Vec<f64> = squares
+        .iter()
+        .zip(&centre)
+        .map(|(q, c)| (q / n as f64 - c * c).max(0.0).sqrt())
+        .map(|sd| if sd > 1e-12 { sd } else { 1.0 })
+        .collect();
+    for row in matrix.chunks_mut(width) {
+        for ((v, c), sd) in row.iter_mut().zip(&centre).zip(&scale) {
+            *v = ((f64::from(*v) - c) / sd) as f32;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::standardize_means;
+
+    #[test]
+    fn standardised_rows_give_training_means_of_mean_zero_and_deviation_one() {
+        // Rows: <unk>, <pad>, then three words of width 2; column 1 is the same in every document's mean.
+        let mut matrix = vec![0.0, 0.0, 0.0, 0.0, 1.0, 5.0, 3.0, 5.0, 8.0, 5.0];
+        let docs: [&[u32]; 3] = [&[2, 2], &[2, 3], &[4]];
+        standardize_means(&mut matrix, 2, docs.iter().copied());
+        let mean = |doc: &[u32], col: usize| doc.iter().map(|&id| matrix[id as usize * 2 + col]).sum::<f32>() / doc.len() as f32;
+        let firsts: Vec<f32> = docs.iter().map(|d| mean(d, 0)).collect();
+        let centre = firsts.iter().sum::<f32>() / 3.0;
+        let deviation = (firsts.iter().map(|m| (m - centre).powi(2)).sum::<f32>() / 3.0).sqrt();
+        assert!(centre.abs() < 1e-6 && (deviation - 1.0).abs() < 1e-6, "{firsts:?}");
+        // A column that does not vary is only centred.
+        assert!(docs.iter().all(|d| mean(d, 1).abs() < 1e-6));
+        // Every row moves, the zero rows of unknown words too: they stand for the zero vector.
+        assert_eq!(matrix[1], -5.0);
+    }
 }

@@ -32,9 +32,9 @@ pub struct TorchTrainFileIn {
     pub embedding: Option<i64>,
     /// Seed of the split, initialisation, shuffling and dropout (default 42).
     pub seed: Option<i64>,
-    /// `sgd` (plain SGD at the architecture's learning rate, as the reference trains; default)
-    /// or `adam` (Adam at 0.01 with the same halving schedule: better trained at few epochs on
-    /// long texts, e.g. RCNN on the spam benchmark).
+    /// `adam` (default: Adam at 0.03 for fastText, 0.01 otherwise, with the halving schedule)
+    /// or `sgd` (the reference's plain SGD at the architecture's learning rate, which leaves
+    /// the models under-trained at 5 epochs).
     pub optimizer: Option<String>,
     /// The labelled JSONL file.
     #[schema(value_type = String, format = Binary)]
