@@ -368,6 +368,29 @@ fn cli_trains_from_a_file_and_tags_locally_and_remotely_alike() {
         common::ta_stdin(&data, &[&remote_args[..], &["tagger", "tag", "1"]].concat(), lines),
         tagged
     );
+    // --field reads another field in place of the tagger's, locally and remotely alike; a
+    // count that differs from the tagger's fields is refused.
+    let other = "{\"body\": \"politsei otsib varast\"}\n{\"body\": \"homme sajab vihma\"}\n{\"text\": \"x\"}\n";
+    let by_field = common::ta_stdin(&data, &["tagger", "tag", "1", "--field", "body"], other);
+    let results: Vec<Value> = by_field.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(
+        (results[0]["result"].clone(), results[1]["result"].clone(), results[2].clone()),
+        (
+            json!(true),
+            json!(false),
+            json!({"error": "document does not contain required fields. required fields: ['body']"})
+        ),
+        "{by_field}"
+    );
+    assert_eq!(
+        common::ta_stdin(&data, &[&remote_args[..], &["tagger", "tag", "1", "--field", "body"]].concat(), other),
+        by_field
+    );
+    let two = ["tagger", "tag", "1", "--field", "body", "--field", "text"];
+    let refused = json!({"error": json!({"fields": ["Give one field for each of the tagger's 1 fields [\"text\"], in order."]}).to_string()});
+    let local_two = common::ta_stdin(&data, &two, other);
+    assert_eq!(local_two, format!("{refused}\n").repeat(3), "{local_two}");
+    assert_eq!(common::ta_stdin(&data, &[&remote_args[..], &two].concat(), other), local_two);
 }
 
 #[test]

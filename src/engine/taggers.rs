@@ -448,11 +448,8 @@ impl Engine {
         use rayon::prelude::*;
         self.check_project_access(ctx, pk)?;
         let t = self.prepared_tagger(&self.resource(Kind::Tagger, pk, id)?)?;
-        let fields = if fields.is_empty() {
-            t.stored.fields.clone()
-        } else {
-            fields.to_vec()
-        };
+        // A wrong field count answers every document line, as tag_doc does remotely.
+        let fields = fields_to_read(&t.stored.fields, (!fields.is_empty()).then(|| fields.to_vec()));
         Ok(lines
             .par_iter()
             .map(|line| {
@@ -461,7 +458,8 @@ impl Engine {
                         "" => Err(Error::field("text", super::validate::NOT_BLANK)),
                         text => Ok(t.tag(self, &vec![text; t.field_count()], false)),
                     },
-                    super::lines::BatchItem::Doc(doc) => doc_texts(doc.as_object(), &fields)
+                    super::lines::BatchItem::Doc(doc) => (fields.clone())
+                        .and_then(|fields| doc_texts(doc.as_object(), &fields))
                         .map(|texts| t.tag(self, &texts.iter().map(String::as_str).collect::<Vec<_>>(), false)),
                 };
                 match out {
@@ -509,6 +507,19 @@ impl PreparedTagger {
             tagger_id: self.id,
             result,
         }
+    }
+}
+
+/// The document fields a tagger reads: its own, or `given` in their place (ta extension: one for each of its
+/// fields, in order).
+fn fields_to_read(own: &[String], given: Option<Vec<String>>) -> Result<Vec<String>> {
+    match given {
+        Some(given) if given.len() != own.len() => Err(Error::field(
+            "fields",
+            format!("Give one field for each of the tagger's {} fields {own:?}, in order.", own.len()),
+        )),
+        Some(given) => Ok(given),
+        None => Ok(own.to_vec()),
     }
 }
 
@@ -608,8 +619,9 @@ impl Engine {
         let mut f = Form::new(body, Mode::Full)?;
         let doc = f.object("doc", false);
         let lemmatize = parse_lemmatize(&mut f);
+        let given = f.strings("fields", List::OPTIONAL.non_empty(), Str::REQUIRED);
         f.finish()?;
-        let texts = doc_texts(doc, &stored(&r).fields)?;
+        let texts = doc_texts(doc, &fields_to_read(&stored(&r).fields, given)?)?;
         self.tag_with_tagger(&r, &texts.iter().map(String::as_str).collect::<Vec<_>>(), lemmatize)
     }
 

@@ -17,12 +17,14 @@ pub struct TagTextIn {
     pub lemmatize: Option<bool>,
 }
 
-/// `{"doc", "lemmatize"}` of tag_doc: the document must hold every tagger field.
+/// `{"doc", "lemmatize", "fields"}` of tag_doc: the document must hold every field read.
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct TagDocIn {
     #[schema(value_type = Object)]
     pub doc: Value,
     pub lemmatize: Option<bool>,
+    /// ta extension: read these document fields in place of the tagger's (one for each, in order).
+    pub fields: Option<Vec<String>>,
 }
 
 /// `{"indices"}` of tag_random_doc.
