@@ -120,16 +120,18 @@ impl NameExtractor {
             return Some(Alternation::Program(program));
         }
         let regex = cache.get_or_compile(source.clone(), || {
-            build(&source).ok().or_else(|| self.escaped_regex(&new_first, &new_last))
+            build(&source).ok().or_else(|| self.escaped_regex(&new_first, &new_last, scan))
         })?;
         Some(Alternation::Regex(regex))
     }
 
-    /// Fallback when verbatim forms are not valid in the `regex` crate's dialect: all forms escaped.
-    fn escaped_regex(&self, new_first: &[String], new_last: &[String]) -> Option<Regex> {
+    /// Fallback when verbatim forms are not valid in the `regex` crate's dialect: all forms escaped, reduced to
+    /// the alternatives that can match here like the verbatim alternation (unreduced, a long name's alternation
+    /// took seconds to compile, even for an empty text).
+    fn escaped_regex(&self, new_first: &[String], new_last: &[String], scan: &Scan<'_>) -> Option<Regex> {
         let mut components = Components::new(&self.first_forms, &self.last_forms, &self.first_name, Literal::Escaped);
         components.extend(new_first, new_last, Literal::Escaped);
-        build(&components.source(self.shape, &|_| true)?).ok()
+        build(&components.source(self.shape, &|p| scan.contains(p))?).ok()
     }
 
     /// Fuzzy hits that are not already forms.

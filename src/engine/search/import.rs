@@ -167,11 +167,8 @@ fn csv_rows(reader: impl Read + Send + 'static, separator: u8) -> Result<Rows> {
 
 /// First sheet; first row = field names; empty cells are left out.
 fn excel_rows(path: &Path) -> Result<Rows> {
-    let excel = |e: calamine::Error| SearchError::Backend(format!("cannot read the Excel file: {e}"));
-    let mut workbook = open_workbook_auto(path).map_err(excel)?;
-    let range = match workbook.worksheet_range_at(0) {
-        Some(range) => range.map_err(excel)?,
-        None => return Ok(Box::new(std::iter::empty())),
+    let Some(range) = first_sheet(path)? else {
+        return Ok(Box::new(std::iter::empty()));
     };
     let mut rows = range.rows();
     let headers: Vec<String> = rows.next().map(|r| r.iter().map(|c| c.to_string()).collect()).unwrap_or_default();
@@ -186,6 +183,19 @@ fn excel_rows(path: &Path) -> Result<Rows> {
         })
         .collect();
     Ok(Box::new(docs.into_iter()))
+}
+
+/// The first sheet of a workbook, `None` when it has no sheets. calamine can panic on malformed files
+/// (fuzzing found an arithmetic overflow on a cell reference with too many column letters in
+/// `xl/worksheets/*.xml`); such a panic is the file's error here, not the importer's.
+fn first_sheet(path: &Path) -> Result<Option<calamine::Range<Data>>> {
+    let excel = |e: calamine::Error| SearchError::Backend(format!("cannot read the Excel file: {e}"));
+    let read = || -> Result<Option<calamine::Range<Data>>> {
+        let mut workbook = open_workbook_auto(path).map_err(excel)?;
+        workbook.worksheet_range_at(0).transpose().map_err(excel)
+    };
+    std::panic::catch_unwind(read)
+        .unwrap_or_else(|_| Err(SearchError::Backend("cannot read the Excel file: the file is malformed".into())))
 }
 
 /// A cell as JSON: whole floats become integers (as pandas reads such columns), dates

@@ -837,6 +837,18 @@ fn imports_the_first_excel_sheet() {
     assert_eq!(matching_in(&backend, "excel", json!({"range": {"count": {"gt": 5}}})), 1);
 }
 
+/// Found by fuzzing (fuzz/fuzz_targets/import.rs): a worksheet cell reference with more column letters
+/// than a `u32` holds overflows inside calamine, a panic where overflow checks are on (debug builds).
+/// The reader reports it as the file's error.
+#[test]
+fn a_malformed_excel_file_is_an_error_not_a_panic() {
+    let path = fixture("malformed_cell_reference.xlsx");
+    match read_rows(&path, FileKind::Excel, b',') {
+        Err(e) => assert!(e.to_string().contains("cannot read the Excel file"), "{e}"),
+        Ok(rows) => assert!(!cfg!(debug_assertions), "overflow checks on, yet {} rows read", rows.count()),
+    }
+}
+
 #[test]
 fn generated_ids_are_unique_ordered_and_url_safe() {
     let ids: Vec<String> = (0..100_000).map(|_| generate_id()).collect();
