@@ -97,8 +97,13 @@ impl NeuralTagger {
     }
 }
 
-/// Runs `network` without dropout over `docs` in batches of `batch_size` (after sorting by length when
-/// `by_length`), returning `(class, probability)` per document in input order.
+/// Token positions one inference batch holds at most (unless a single document is longer): bounds the
+/// activations held at once (RCNN keeps about 1.5 KB per position), whatever the documents' lengths.
+const MAX_BATCH_POSITIONS: usize = 32_768;
+
+/// Runs `network` without dropout over `docs` in batches of up to `batch_size` documents and
+/// `MAX_BATCH_POSITIONS` tokens (after sorting by length when `by_length`), returning `(class, probability)`
+/// per document in input order.
 pub(super) fn predict(
     network: &Network,
     embedding: &Tensor,
@@ -111,7 +116,7 @@ pub(super) fn predict(
         order.sort_by_key(|&i| docs[i].len());
     }
     let mut out = vec![(0, 0.0); docs.len()];
-    for chunk in order.chunks(batch_size.max(1)) {
+    for chunk in batches(&order, docs, batch_size.max(1)) {
         let slices: Vec<&[u32]> = chunk.iter().map(|&i| docs[i]).collect();
         let batch = Batch::new(&slices, embedding.device())?;
         let ids = Tensor::from_slice(&batch.ids, batch.ids.len(), embedding.device())?;
@@ -126,4 +131,41 @@ pub(super) fn predict(
         }
     }
     Ok(out)
+}
+
+/// Consecutive runs of `order` with at most `size` documents and `MAX_BATCH_POSITIONS` tokens each (a longer
+/// document alone).
+fn batches<'o>(order: &'o [usize], docs: &[&[u32]], size: usize) -> Vec<&'o [usize]> {
+    let mut out = Vec::new();
+    let (mut start, mut positions) = (0, 0);
+    for (i, &doc) in order.iter().enumerate() {
+        let len = docs[doc].len();
+        if i > start && (i - start == size || positions + len > MAX_BATCH_POSITIONS) {
+            out.push(&order[start..i]);
+            (start, positions) = (i, 0);
+        }
+        positions += len;
+    }
+    if start < order.len() {
+        out.push(&order[start..]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{batches, MAX_BATCH_POSITIONS};
+
+    #[test]
+    fn batches_are_cut_by_count_and_by_positions() {
+        let short = vec![1u32; 10];
+        let long = vec![1u32; MAX_BATCH_POSITIONS / 2 + 1];
+        let huge = vec![1u32; MAX_BATCH_POSITIONS * 2];
+        let docs: Vec<&[u32]> = vec![&short, &short, &short, &long, &long, &huge, &short];
+        let order: Vec<usize> = (0..docs.len()).collect();
+        let cut = batches(&order, &docs, 2);
+        assert_eq!(cut, [&[0, 1][..], &[2, 3], &[4], &[5], &[6]]);
+        assert_eq!(batches(&order[..3], &docs, 128), [&[0, 1, 2][..]]);
+        assert!(batches(&[], &docs, 4).is_empty());
+    }
 }
