@@ -14,7 +14,7 @@ fn engine() -> &'static MlpEngine {
     ENGINE.get_or_init(|| MlpEngine::load(&std::env::temp_dir().join("ta-fuzz-no-mlp-data"), MlpConfig::default()))
 }
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: { engine(); }, |data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     engine().process(text.trim(), &Analyzers::all());
 });

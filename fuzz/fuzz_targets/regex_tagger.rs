@@ -10,7 +10,18 @@ use libfuzzer_sys::fuzz_target;
 use std::time::Duration;
 use ta::engine::regex_tagger::{MatchType, Matcher, MatcherConfig, Operator};
 
-fuzz_target!(|data: &[u8]| {
+/// Builds the process-wide tables (the case-folding sets of fuzzy, case-insensitive entries) before
+/// fuzzing starts: built once per process, they are no per-input cost.
+fn warm_up() {
+    let cfg = MatcherConfig {
+        lexicon: vec!["line".into()],
+        n_allowed_edits: 1,
+        ..MatcherConfig::default()
+    };
+    Matcher::compile(&cfg).expect("valid lexicon").find("lines").expect("no timeout");
+}
+
+fuzz_target!(init: warm_up(), |data: &[u8]| {
     let [flags, counts, rest @ ..] = data else { return };
     let rest = String::from_utf8_lossy(rest);
     let mut sections = rest.split('\u{1e}');

@@ -44,7 +44,7 @@ fn backend() -> &'static TantivyBackend {
     })
 }
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(init: { backend(); }, |data: &[u8]| {
     let Ok(body) = serde_json::from_slice::<Value>(data) else { return };
     let _ = backend().search(&[INDEX.to_string()], &body);
 });
