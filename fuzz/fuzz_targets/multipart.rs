@@ -58,7 +58,7 @@ fn fixture() -> &'static Fixture {
             uploads: dir.join("uploads"),
         };
         let json = HeaderValue::from_static("application/json");
-        let project = json!({"title": "fuzz", "users": ["admin"]}).to_string().into_bytes();
+        let project = json!({"title": "fuzz", "users": []}).to_string().into_bytes();
         assert_eq!(fixture.send("/api/v1/projects/", json.clone(), project), StatusCode::CREATED);
         let tagger = json!({"description": "t", "lexicon": ["varas", "politsei"]}).to_string().into_bytes();
         assert_eq!(fixture.send("/api/v1/projects/1/regex_taggers/", json, tagger), StatusCode::CREATED);
