@@ -203,12 +203,12 @@ impl Engine {
     fn run_import(&self, pk: i64, id: i64, h: &super::tasks::TaskHandle) -> Result<()> {
         let r = self.resource(Kind::DatasetImport, pk, id)?;
         let s = stored(&r);
-        let result = self.import_upload(pk, id, &r, s.clone(), h);
+        let result = self.import_upload(pk, id, s.clone(), h);
         remove_owned(&s.file, s.owned);
         result
     }
 
-    fn import_upload(&self, pk: i64, id: i64, r: &Resource, mut s: Stored, h: &super::tasks::TaskHandle) -> Result<()> {
+    fn import_upload(&self, pk: i64, id: i64, mut s: Stored, h: &super::tasks::TaskHandle) -> Result<()> {
         h.step("importing dataset")?;
         let kind = FileKind::from_file_name(&s.file_name);
         if kind == FileKind::Unknown {
@@ -227,7 +227,10 @@ impl Engine {
         }
         s.num_documents = stats.num_documents;
         s.num_documents_success = stats.num_documents_success;
-        self.store_config(Kind::DatasetImport, id, &r.description, &s)?;
+        // The description may have been changed while the import ran: keep the stored one.
+        self.edit_resource(Kind::DatasetImport, pk, id, |now| {
+            self.store_config(Kind::DatasetImport, id, &now.description, &s)
+        })?;
         self.add_project_index(pk, &s.index)?;
         h.set_total(stats.num_documents as i64)?;
         h.progress(stats.num_documents as i64, 100.0)

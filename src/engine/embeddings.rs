@@ -283,7 +283,10 @@ impl Engine {
         ModelFile::write(&self.model_file(Kind::Embedding, id, "model"), &model.to_bytes())?;
         self.models.evict(Kind::Embedding, id);
         s.vocab_size = model.vocab_size() as i64;
-        self.store_config(Kind::Embedding, id, &r.description, &s)
+        // The description may have been changed while training ran: keep the stored one.
+        self.edit_resource(Kind::Embedding, r.project_id, id, |now| {
+            self.store_config(Kind::Embedding, id, &now.description, &s)
+        })
     }
 
     /// POST embeddings/train_file/ (ta extension, multipart): trains an embedding on the

@@ -88,8 +88,7 @@ impl Engine {
     /// PUT or PATCH `<kind>/{id}/`.
     pub fn update_of<K: ResourceKind>(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value, mode: Mode) -> Result<K::Out> {
         self.check_project_access(ctx, pk)?;
-        let r = self.resource(K::KIND, pk, id)?;
-        K::update(self, &r, body, mode)?;
+        self.edit_resource(K::KIND, pk, id, |r| K::update(self, r, body, mode))?;
         self.get_of::<K>(ctx, pk, id)
     }
 

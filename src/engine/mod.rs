@@ -95,6 +95,8 @@ pub struct Engine {
     runner: tasks::TaskRunner,
     sys: Mutex<sysinfo::System>,
     matchers: regex_taggers::MatcherCache,
+    /// One edit of a resource at a time (`Engine::edit_resource`).
+    edits: resources::EditLocks,
     /// Loaded trained models (taggers, embeddings, neural taggers).
     models: models::ModelCache,
     search: Box<dyn search::SearchBackend>,
@@ -124,6 +126,7 @@ impl Engine {
             db,
             sys: Mutex::new(sys),
             matchers: Default::default(),
+            edits: Default::default(),
             models: Default::default(),
             mlp: OnceLock::new(),
             config,

@@ -7,6 +7,8 @@ use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Mutex;
 
 /// A stored resource row.
 #[derive(Clone, Debug)]
@@ -126,6 +128,21 @@ pub fn page_window(query: &BTreeMap<String, String>, count: usize) -> Result<(us
     Ok(((page - 1) * size, size))
 }
 
+/// Locks that let one edit of a resource at a time read, change and write its row (a PATCH,
+/// a task storing its results). Without them two edits of one resource both read the same
+/// row and the later write drops what the earlier one changed. Striped by kind and id, so
+/// edits of different resources rarely wait for each other.
+#[derive(Default)]
+pub struct EditLocks([Mutex<()>; 32]);
+
+impl EditLocks {
+    fn stripe(&self, kind: Kind, id: i64) -> &Mutex<()> {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (kind, id).hash(&mut h);
+        &self.0[(h.finish() % self.0.len() as u64) as usize]
+    }
+}
+
 const COLS: &str = "r.id, r.project_id, COALESCE(u.username, ''), r.description, r.config, r.task_id";
 
 fn row(r: &rusqlite::Row) -> rusqlite::Result<Resource> {
@@ -155,6 +172,13 @@ impl Engine {
             )?;
             Ok(id)
         })
+    }
+
+    /// Runs `edit` on the resource of `kind` in `project` as stored now (404 if there is none),
+    /// while no other edit of it runs; `edit` writes what it changes (`store_config`).
+    pub fn edit_resource<T>(&self, kind: Kind, project: i64, id: i64, edit: impl FnOnce(&Resource) -> Result<T>) -> Result<T> {
+        let _alone = self.edits.stripe(kind, id).lock().unwrap_or_else(|p| p.into_inner());
+        edit(&self.resource(kind, project, id)?)
     }
 
     /// A resource of `kind` in `project`, or 404.

@@ -372,10 +372,11 @@ impl Engine {
             num_positives: report.num_positives as i64,
             num_negatives: report.num_negatives as i64,
         });
-        // Stop words may have changed while training ran: keep the stored ones.
-        let now = stored(&self.resource(Kind::Tagger, pk, id)?);
-        s.stop_words = now.stop_words;
-        self.store_config(Kind::Tagger, id, &r.description, &s)
+        // Stop words and the description may have changed while training ran: keep the stored ones.
+        self.edit_resource(Kind::Tagger, pk, id, |now| {
+            s.stop_words = stored(now).stop_words;
+            self.store_config(Kind::Tagger, id, &now.description, &s)
+        })
     }
 
     /// Binary examples (`models.md` 0.3): positives are the documents of `indices` matching
@@ -670,17 +671,19 @@ impl Engine {
     /// GET (`body` None) or POST `{text}` taggers/{id}/stop_words/.
     pub fn tagger_stop_words(&self, ctx: &Ctx, pk: i64, id: i64, body: Option<&Value>) -> Result<super::operations::taggers::StopWordsOut> {
         self.check_project_access(ctx, pk)?;
-        let r = self.resource(Kind::Tagger, pk, id)?;
-        let mut s = stored(&r);
-        if let Some(body) = body {
-            let mut f = Form::new(body, Mode::Full)?;
-            let text = f.string("text", Str::OPTIONAL.untrimmed());
-            f.finish()?;
-            s.stop_words = text.unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
-            self.store_config(Kind::Tagger, id, &r.description, &s)?;
-            self.models.evict(Kind::Tagger, id);
-        }
-        Ok(super::operations::taggers::StopWordsOut { stop_words: s.stop_words })
+        let stop_words = self.edit_resource(Kind::Tagger, pk, id, |r| {
+            let mut s = stored(r);
+            if let Some(body) = body {
+                let mut f = Form::new(body, Mode::Full)?;
+                let text = f.string("text", Str::OPTIONAL.untrimmed());
+                f.finish()?;
+                s.stop_words = text.unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
+                self.store_config(Kind::Tagger, id, &r.description, &s)?;
+                self.models.evict(Kind::Tagger, id);
+            }
+            Ok(s.stop_words)
+        })?;
+        Ok(super::operations::taggers::StopWordsOut { stop_words })
     }
 
     /// GET taggers/{id}/plot/: the PNG of the last training.
