@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
         --time) time="$2"; shift 2 ;;
         --rss-mb) rss_mb="$2"; shift 2 ;;
         --no-build) build=0; shift ;;
-        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "fuzz.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
