@@ -65,13 +65,14 @@ fn murmur_column_and_sign_match_sklearn() {
 /// Rows of all `docs` from the training-side encoding, checked against the tagging-time path.
 fn fit_rows(kind: VectorizerKind, docs: &[Doc], use_idf: bool) -> (Vec<String>, Option<Vec<f64>>, Csr) {
     let all: Vec<usize> = (0..docs.len()).collect();
-    let prepared = Prepared::new(kind, docs, 1);
+    let prepared = Prepared::new(kind, docs.len(), 1, |d, _| docs[d][0].clone());
     let fitted = prepared.fit(&all, use_idf).unwrap();
     let rows = prepared.rows(&fitted, &all);
-    let mut tagging = Csr::new(fitted.features.width());
-    docs.iter().for_each(|d| tagging.push_row(fitted.features.transform_one(d)));
+    let features = prepared.features(&fitted);
+    let mut tagging = Csr::new(features.width());
+    docs.iter().for_each(|d| tagging.push_row(features.transform_one(d)));
     assert_eq!(tagging, rows);
-    let field = &fitted.features.fields[0];
+    let field = &features.fields[0];
     (field.terms.clone(), field.idf.clone(), rows)
 }
 
@@ -125,7 +126,9 @@ fn count_and_tfidf_match_sklearn() {
         }
     }
     assert_eq!(
-        Prepared::new(VectorizerKind::Count, &docs, 1).fit(&[0, 1, 2, 3], false).err(),
+        Prepared::new(VectorizerKind::Count, docs.len(), 1, |d, _| docs[d][0].clone())
+            .fit(&[0, 1, 2, 3], false)
+            .err(),
         Some(0)
     );
 }

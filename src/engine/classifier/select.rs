@@ -16,19 +16,18 @@ pub const THRESHOLD: f64 = 1e-5;
 /// The columns of `x` (ascending) that the L1 SVM keeps for labels `y`.
 pub fn select_features(x: &Csr, y: &[bool]) -> Vec<u32> {
     let n = x.nrows();
-    let xt = x.transpose();
-    let used: Vec<u32> = (0..xt.nrows())
-        .filter(|&j| xt.indptr[j + 1] > xt.indptr[j])
-        .map(|j| j as u32)
-        .collect();
     // Columns of the problem: the used columns of x, then the constant intercept column, all
     // multiplied by the label sign (liblinear's `x->value *= y[ind]`).
     let sign: Vec<f64> = y.iter().map(|&l| if l { 1.0 } else { -1.0 }).collect();
-    let mut columns = Csr::new(n);
-    for &j in &used {
-        let (rows, values) = xt.row(j as usize);
-        columns.push_row(rows.iter().zip(values).map(|(&i, &v)| (i, v * sign[i as usize])));
-    }
+    let mut columns = x.transpose(|i, v| v * sign[i]);
+    let used: Vec<u32> = (0..columns.nrows())
+        .filter(|&j| columns.indptr[j + 1] > columns.indptr[j])
+        .map(|j| j as u32)
+        .collect();
+    // Dropping the empty rows of the transpose moves no entry.
+    columns.indptr = std::iter::once(0)
+        .chain(used.iter().map(|&j| columns.indptr[j as usize + 1]))
+        .collect();
     columns.push_row((0..n as u32).map(|i| (i, sign[i as usize])));
     let w = solve(&columns, n);
     used.into_iter()
@@ -66,9 +65,9 @@ fn solve(columns: &Csr, n: usize) -> Vec<f64> {
             for (&i, &v) in rows.iter().zip(values) {
                 // Branch-free form of `if b_i > 0 { ... }` (adding zeros changes no sum).
                 let bi = b[i as usize];
-                let on = if bi > 0.0 { C } else { 0.0 };
-                g_loss -= on * v * bi;
-                h += on * v * v;
+                let t = if bi > 0.0 { C * v } else { 0.0 };
+                g_loss -= t * bi;
+                h += t * v;
             }
             g_loss *= 2.0;
             let g = g_loss;
@@ -117,15 +116,17 @@ fn solve(columns: &Csr, n: usize) -> Vec<f64> {
                     break;
                 }
                 let mut loss_new = 0.0;
+                let first = steps == 0;
                 for (&i, &v) in rows.iter().zip(values) {
+                    // Branch-free, as above.
                     let bi = &mut b[i as usize];
-                    if steps == 0 && *bi > 0.0 {
-                        loss_old += C * *bi * *bi;
-                    }
+                    let old = *bi;
                     *bi += d_diff * v;
-                    if *bi > 0.0 {
-                        loss_new += C * *bi * *bi;
+                    let new = *bi;
+                    if first {
+                        loss_old += if old > 0.0 { C * old * old } else { 0.0 };
                     }
+                    loss_new += if new > 0.0 { C * new * new } else { 0.0 };
                 }
                 cond += loss_new - loss_old;
                 if cond <= 0.0 {

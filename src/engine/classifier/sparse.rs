@@ -77,8 +77,9 @@ impl Csr {
         out
     }
 
-    /// The transpose (a CSC view of `self`), built by counting sort.
-    pub fn transpose(&self) -> Csr {
+    /// The transpose (a CSC view of `self`), built by counting sort, with each value `v` of row
+    /// `r` replaced by `value(r, v)`.
+    pub fn transpose(&self, value: impl Fn(usize, f64) -> f64) -> Csr {
         let mut counts = vec![0usize; self.ncols + 1];
         for &c in &self.indices {
             counts[c as usize + 1] += 1;
@@ -94,7 +95,7 @@ impl Csr {
             for (&c, &v) in columns.iter().zip(values) {
                 let slot = &mut counts[c as usize];
                 indices[*slot] = r as u32;
-                data[*slot] = v;
+                data[*slot] = value(r, v);
                 *slot += 1;
             }
         }
@@ -122,10 +123,11 @@ mod tests {
     #[test]
     fn transpose_and_select() {
         let m = example();
-        let t = m.transpose();
+        let t = m.transpose(|_, v| v);
         assert_eq!((t.nrows(), t.ncols), (4, 3));
         assert_eq!(t.row(3), (&[0u32, 2][..], &[2.0, 4.0][..]));
-        assert_eq!(t.transpose(), m);
+        assert_eq!(t.transpose(|_, v| v), m);
+        assert_eq!(m.transpose(|r, v| v * r as f64).row(3), (&[0u32, 2][..], &[0.0, 8.0][..]));
         assert_eq!(m.select_rows(&[2, 0]).row(0), (&[1u32, 3][..], &[3.0, 4.0][..]));
         assert_eq!(m.select_columns(&[1, 3]).row(2), (&[0u32, 1][..], &[3.0, 4.0][..]));
         assert_eq!(m.dot_row(2, &[1.0, 1.0, 1.0, 0.5]), 5.0);

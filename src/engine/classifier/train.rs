@@ -9,7 +9,7 @@ use super::model::{ClassifierKind, Linear, Model, Settings};
 use super::select::select_features;
 use super::split::{stratified_kfold, train_test_split, Fold};
 use super::text::Hooks;
-use super::vectorize::{Doc, VectorizerKind};
+use super::vectorize::VectorizerKind;
 use super::{logistic, svm};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -54,14 +54,11 @@ pub fn train(
     validate(positives, negatives, settings)?;
     progress("processing texts", 0);
     let processor = settings.processor();
-    let docs: Vec<Doc> = positives
-        .iter()
-        .chain(negatives)
-        .map(|example| example.iter().map(|t| processor.tokens(t, hooks)).collect())
-        .collect();
-    let labels: Vec<bool> = (0..docs.len()).map(|i| i < positives.len()).collect();
-    let prepared = Prepared::new(settings.vectorizer, &docs, settings.fields.len());
-    drop(docs);
+    let examples: Vec<&Vec<String>> = positives.iter().chain(negatives).collect();
+    let labels: Vec<bool> = (0..examples.len()).map(|i| i < positives.len()).collect();
+    let prepared = Prepared::new(settings.vectorizer, examples.len(), settings.fields.len(), |d, f| {
+        processor.tokens(&examples[d][f], hooks)
+    });
     let (train, test) = train_test_split(labels.len());
     if !(train.iter().any(|&i| labels[i]) && train.iter().any(|&i| !labels[i])) {
         return Err(Error::TooFewExamples);
@@ -88,7 +85,7 @@ pub fn train(
     let gold: Vec<bool> = test.iter().map(|&i| labels[i]).collect();
     let e = evaluate(&gold, &predicted, &scores);
     let (fitted, linear) = returned?;
-    let model = Model::new(settings.clone(), fitted.features, linear);
+    let model = Model::new(settings.clone(), prepared.features(&fitted), linear);
     let report = Report {
         precision: e.precision,
         recall: e.recall,

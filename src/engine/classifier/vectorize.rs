@@ -63,8 +63,8 @@ pub fn for_each_key(ids: &[u32], mut f: impl FnMut(u64)) {
         .for_each(|p| f(ngram_key(p[0], Some(p[1]))));
 }
 
-/// Turns raw n-gram entries into a block row: sums duplicates (ascending columns), applies
-/// idf weights, and L2-normalises unless the block holds raw counts.
+/// Turns raw n-gram entries into a block row: sums duplicates (ascending columns), then
+/// [`weigh`]s it.
 pub fn finish_row(mut entries: Vec<(u32, f64)>, idf: Option<&[f64]>, normalise: bool) -> Vec<(u32, f64)> {
     entries.sort_unstable_by_key(|e| e.0);
     let mut out: Vec<(u32, f64)> = Vec::with_capacity(entries.len());
@@ -75,14 +75,20 @@ pub fn finish_row(mut entries: Vec<(u32, f64)>, idf: Option<&[f64]>, normalise: 
         }
     }
     out.retain(|e| e.1 != 0.0);
-    if let Some(idf) = idf {
-        out.iter_mut().for_each(|e| e.1 *= idf[e.0 as usize]);
-    }
-    let norm = out.iter().map(|e| e.1 * e.1).sum::<f64>().sqrt();
-    if normalise && norm > 0.0 {
-        out.iter_mut().for_each(|e| e.1 /= norm);
-    }
+    weigh(&mut out, idf, normalise);
     out
+}
+
+/// Applies idf weights to a block row (ascending, distinct, non-zero entries) and
+/// L2-normalises it unless the block holds raw counts.
+pub fn weigh(row: &mut [(u32, f64)], idf: Option<&[f64]>, normalise: bool) {
+    if let Some(idf) = idf {
+        row.iter_mut().for_each(|e| e.1 *= idf[e.0 as usize]);
+    }
+    let norm = row.iter().map(|e| e.1 * e.1).sum::<f64>().sqrt();
+    if normalise && norm > 0.0 {
+        row.iter_mut().for_each(|e| e.1 /= norm);
+    }
 }
 
 /// The fitted vectorizer of one field. `terms` (the sorted vocabulary) is empty for hashing;
