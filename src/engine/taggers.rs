@@ -359,8 +359,9 @@ impl Engine {
         let (model, report) =
             classifier::train(&positives, &negatives, &settings, &hooks, &mut report_progress).map_err(classifier_error)?;
         h.step("saving")?;
-        ModelFile::write(&self.model_file(Kind::Tagger, id, "model"), &model.to_bytes())?;
-        if let Ok(png) = classifier::plot_png(&report, model.coefficients()) {
+        let (bytes, png) = rayon::join(|| model.to_bytes(), || classifier::plot_png(&report, model.coefficients()));
+        ModelFile::write(&self.model_file(Kind::Tagger, id, "model"), &bytes)?;
+        if let Ok(png) = png {
             ModelFile::write(&self.model_file(Kind::Tagger, id, "png"), &png)?;
         }
         self.models.evict(Kind::Tagger, id);
@@ -744,28 +745,37 @@ struct FileTraining {
 }
 
 /// Labelled examples from a JSONL file: lines whose `label_field` equals `positive` are
-/// positives, every other labelled line a negative; lines without the label are skipped.
+/// positives, every other labelled line a negative; lines without the label are skipped. Lines
+/// are parsed in parallel; an error names the first bad line.
 fn read_examples(path: &std::path::Path, t: &FileTraining) -> Result<Examples> {
-    use std::io::BufRead;
-    let file = std::fs::File::open(path).map_err(|e| Error::BadRequest(format!("cannot read the examples file: {e}")))?;
+    use rayon::prelude::*;
+    let bytes = std::fs::read(path).map_err(|e| Error::BadRequest(format!("cannot read the examples file: {e}")))?;
+    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let parsed: Vec<Result<Option<(String, Vec<String>)>>> = lines
+        .par_iter()
+        .enumerate()
+        .map(|(n, line)| {
+            let line = std::str::from_utf8(line.strip_suffix(b"\r").unwrap_or(line))
+                .map_err(|_| Error::BadRequest(format!("examples file, line {}: stream did not contain valid UTF-8", n + 1)))?;
+            if line.trim().is_empty() {
+                return Ok(None);
+            }
+            let doc: Value =
+                serde_json::from_str(line).map_err(|e| Error::BadRequest(format!("examples file, line {}: not JSON: {e}", n + 1)))?;
+            let label = match flat_get(&doc, &t.label_field) {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Null) | None => return Ok(None),
+                Some(other) => other.to_string(),
+            };
+            Ok(Some((label, field_texts(&doc, &t.stored.fields))))
+        })
+        .collect();
     let (mut positives, mut negatives) = (Vec::new(), Vec::new());
-    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| Error::BadRequest(format!("examples file, line {}: {e}", n + 1)))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let doc: Value =
-            serde_json::from_str(&line).map_err(|e| Error::BadRequest(format!("examples file, line {}: not JSON: {e}", n + 1)))?;
-        let label = match flat_get(&doc, &t.label_field) {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Null) | None => continue,
-            Some(other) => other.to_string(),
-        };
-        let texts = field_texts(&doc, &t.stored.fields);
-        if label == t.positive {
-            positives.push(texts);
-        } else {
-            negatives.push(texts);
+    for example in parsed {
+        match example? {
+            Some((label, texts)) if label == t.positive => positives.push(texts),
+            Some((_, texts)) => negatives.push(texts),
+            None => {}
         }
     }
     if positives.is_empty() {
