@@ -410,8 +410,9 @@ impl Engine {
         });
         s.epoch_reports = outcome.epoch_reports.iter().map(EpochReportOut::from).collect();
         // The description may have changed while training ran: keep the stored one.
-        let now = self.resource(Kind::TorchTagger, pk, id)?;
-        self.store_config(Kind::TorchTagger, id, &now.description, &s)
+        self.edit_resource(Kind::TorchTagger, pk, id, |now| {
+            self.store_config(Kind::TorchTagger, id, &now.description, &s)
+        })
     }
 
     /// The training sample (`models.md` 0.3): binary (query vs a sample of the rest) or, with
