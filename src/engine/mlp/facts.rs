@@ -414,9 +414,30 @@ fn drop_overlapping(group: Group) -> Option<Group> {
     (kept.spans.len() > 1 && (several_values || kept.kinds.len() > 1)).then_some(kept)
 }
 
+/// Whether `needle` occurs in `haystack` after its start or a whitespace and before its end, a
+/// whitespace or (with `email_tail`) an e-mail domain `@[a-z]{4,5}.[a-z]{2}`: the reference's
+/// `(^|\s)needle(\s|$…)` search, without compiling a pattern per pair of values.
 fn contains_word(haystack: &str, needle: &str, email_tail: bool) -> bool {
-    let tail = if email_tail { r"(\s|$|@[a-z]{4,5}\.[a-z]{2})" } else { r"(\s|$)" };
-    Regex::new(&format!(r"(^|\s){}{tail}", regex::escape(needle))).is_ok_and(|re| re.is_match(haystack))
+    let mut from = 0;
+    while let Some(found) = haystack.get(from..).and_then(|rest| rest.find(needle)) {
+        let at = from + found;
+        let rest = &haystack[at + needle.len()..];
+        let starts = haystack[..at].chars().next_back().is_none_or(char::is_whitespace);
+        let ends = rest.chars().next().is_none_or(char::is_whitespace) || (email_tail && email_domain(rest));
+        if starts && ends {
+            return true;
+        }
+        from = at + haystack[at..].chars().next().map_or(1, char::len_utf8);
+    }
+    false
+}
+
+/// Whether `rest` starts with `@[a-z]{4,5}\.[a-z]{2}`.
+fn email_domain(rest: &str) -> bool {
+    let Some(domain) = rest.strip_prefix('@') else { return false };
+    let letters = domain.bytes().take_while(u8::is_ascii_lowercase).count();
+    let tld = &domain.as_bytes()[letters..];
+    (4..=5).contains(&letters) && tld.len() >= 3 && tld[0] == b'.' && tld[1..3].iter().all(u8::is_ascii_lowercase)
 }
 
 fn star_quotes(value: &str) -> String {
@@ -541,6 +562,60 @@ pub fn finish(mut facts: Vec<Fact>) -> Vec<Fact> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contains_word_agrees_with_the_reference_pattern() {
+        let reference = |haystack: &str, needle: &str, email_tail: bool| {
+            let tail = if email_tail { r"(\s|$|@[a-z]{4,5}\.[a-z]{2})" } else { r"(\s|$)" };
+            Regex::new(&format!(r"(^|\s){}{tail}", regex::escape(needle)))
+                .unwrap()
+                .is_match(haystack)
+        };
+        let haystacks = [
+            "",
+            "a",
+            "a a a",
+            "xa a a",
+            "jaan tamm",
+            "jaan.tamm@gmail.com",
+            "x@mail.ee",
+            "tamm@posti.eex",
+            "tamm@post.ee",
+            "tamm@abcdef.ee",
+            "tamm@abcd.e",
+            "ütle  jaan\u{a0}tamm",
+            "aaa",
+            "tamm\ttamm",
+            "TAMM tamm",
+            "a+b (c)",
+        ];
+        let needles = [
+            "",
+            "a",
+            "a a",
+            "tamm",
+            "jaan",
+            "x",
+            "jaan tamm",
+            "aa",
+            "ee",
+            "tamm@posti",
+            "a+b",
+            "(c)",
+            "ütle",
+        ];
+        for haystack in haystacks {
+            for needle in needles {
+                for email_tail in [false, true] {
+                    assert_eq!(
+                        contains_word(haystack, needle, email_tail),
+                        reference(haystack, needle, email_tail),
+                        "{haystack:?} {needle:?} {email_tail}"
+                    );
+                }
+            }
+        }
+    }
 
     fn doc_of(text: &str) -> (Vec<String>, String) {
         let words: Vec<String> = text.split(' ').map(String::from).collect();
