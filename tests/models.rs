@@ -383,11 +383,16 @@ fn cli_trains_from_a_file_and_tags_locally_and_remotely_alike() {
         "{by_field}"
     );
     assert_eq!(
-        common::ta_stdin(&data, &[&remote_args[..], &["tagger", "tag", "1", "--field", "body"]].concat(), other),
+        common::ta_stdin(
+            &data,
+            &[&remote_args[..], &["tagger", "tag", "1", "--field", "body"]].concat(),
+            other
+        ),
         by_field
     );
     let two = ["tagger", "tag", "1", "--field", "body", "--field", "text"];
-    let refused = json!({"error": json!({"fields": ["Give one field for each of the tagger's 1 fields [\"text\"], in order."]}).to_string()});
+    let refused =
+        json!({"error": json!({"fields": ["Give one field for each of the tagger's 1 fields [\"text\"], in order."]}).to_string()});
     let local_two = common::ta_stdin(&data, &two, other);
     assert_eq!(local_two, format!("{refused}\n").repeat(3), "{local_two}");
     assert_eq!(common::ta_stdin(&data, &[&remote_args[..], &two].concat(), other), local_two);

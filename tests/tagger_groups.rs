@@ -480,7 +480,10 @@ fn cli_trains_and_tags_locally_and_remotely_alike() {
     let remote_args = ["--server", s.base.as_str(), "--token", token.as_str()];
     let remote = |args: &[&str]| ta(&data, &[&remote_args[..], args].concat());
     let local_url = "http://127.0.0.1:8000/api/v1";
-    assert_eq!(remote(&["tagger-group", "tag-text", "1", text, "--no-ner", "--no-lemmatize"]).ok(), local_tags);
+    assert_eq!(
+        remote(&["tagger-group", "tag-text", "1", text, "--no-ner", "--no-lemmatize"]).ok(),
+        local_tags
+    );
     assert_eq!(ta_stdin(&data, &[&remote_args[..], &stream].concat(), &lines), local_stream);
     assert_eq!(ta_stdin(&data, &[&remote_args[..], &no_candidates].concat(), &lines), none);
     assert_eq!(

@@ -62,7 +62,10 @@ fn killed_retraining_keeps_the_earlier_model(case: Case) {
         if (case.under_way)(&task) {
             break;
         }
-        assert!(Instant::now() < deadline && task["status"] != "completed", "finished before the kill: {task}");
+        assert!(
+            Instant::now() < deadline && task["status"] != "completed",
+            "finished before the kill: {task}"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
     s.kill();

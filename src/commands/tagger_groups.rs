@@ -145,7 +145,11 @@ pub fn run(t: &Target, c: &TaggerGroupCmd) -> Result<Option<Value>> {
             let pk = project_for(t, p, Kind::TaggerGroup, *id)?;
             let mut body = o.body();
             body.insert("text".into(), json!(text));
-            t.request("POST", &format!("/projects/{pk}/tagger_groups/{id}/tag_text/"), Some(&Value::Object(body)))?
+            t.request(
+                "POST",
+                &format!("/projects/{pk}/tagger_groups/{id}/tag_text/"),
+                Some(&Value::Object(body)),
+            )?
         }
         TaggerGroupCmd::Tag { id, p, o } => {
             let pk = project_for(t, p, Kind::TaggerGroup, *id)?;

@@ -316,6 +316,12 @@ fn tag_stream(t: &Target, pk: i64, b: &BatchArgs) -> Result<()> {
     let base = format!("/projects/{pk}/taggers/{}", b.id);
     batch::run_lines(|lines| match t {
         Target::Local { engine, ctx } => engine.tagger_tag_batch(ctx, pk, b.id, lines, &b.fields),
-        Target::Remote(c) => Ok(batch::per_line_requests(c, &base, lines, &Default::default(), (!b.fields.is_empty()).then_some(b.fields.as_slice()))),
+        Target::Remote(c) => Ok(batch::per_line_requests(
+            c,
+            &base,
+            lines,
+            &Default::default(),
+            (!b.fields.is_empty()).then_some(b.fields.as_slice()),
+        )),
     })
 }

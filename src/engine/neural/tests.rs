@@ -327,7 +327,10 @@ fn bad_requests_are_errors() {
 #[test]
 fn learning_rate_halves_at_a_third_and_two_thirds() {
     let adam = |a| TrainSettings::new(a).learning_rate_at(0);
-    assert_eq!([adam(Architecture::FastText), adam(Architecture::TextRnn), adam(Architecture::Rcnn)], [0.03, 0.01, 0.01]);
+    assert_eq!(
+        [adam(Architecture::FastText), adam(Architecture::TextRnn), adam(Architecture::Rcnn)],
+        [0.03, 0.01, 0.01]
+    );
     let settings = TrainSettings {
         optimizer: Optimizer::Sgd,
         ..TrainSettings::new(Architecture::FastText)

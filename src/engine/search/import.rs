@@ -194,8 +194,7 @@ fn first_sheet(path: &Path) -> Result<Option<calamine::Range<Data>>> {
         let mut workbook = open_workbook_auto(path).map_err(excel)?;
         workbook.worksheet_range_at(0).transpose().map_err(excel)
     };
-    std::panic::catch_unwind(read)
-        .unwrap_or_else(|_| Err(SearchError::Backend("cannot read the Excel file: the file is malformed".into())))
+    std::panic::catch_unwind(read).unwrap_or_else(|_| Err(SearchError::Backend("cannot read the Excel file: the file is malformed".into())))
 }
 
 /// A cell as JSON: whole floats become integers (as pandas reads such columns), dates
