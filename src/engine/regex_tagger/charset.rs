@@ -1,7 +1,8 @@
 //! Character sets for the backtracking engine, derived from the `regex` crate so that both back
 //! ends agree exactly on `\w`, `\s`, `\d`, Unicode properties and simple case folding.
-//! Sets are built once per distinct class (by scanning every Unicode scalar value, or for case
-//! folding every cased one) and cached.
+//! Sets are built once per distinct class from the ranges the crate's parser resolves (scanning
+//! every Unicode scalar value, or every cased one, only for a pattern that is not one class) and
+//! cached.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -25,6 +26,19 @@ impl CharSet {
                 b[i >> 6] & (1u64 << (i & 63)) != 0
             }
         }
+    }
+
+    fn from_ranges(ranges: &[(char, char)]) -> CharSet {
+        let count: usize = ranges.iter().map(|&(a, b)| (b as usize - a as usize) + 1).sum();
+        if count <= 8 {
+            let chars = ranges.iter().flat_map(|&(a, b)| a..=b).collect();
+            return CharSet::from_chars(chars);
+        }
+        let mut bits = vec![0u64; (0x110000 >> 6) + 1].into_boxed_slice();
+        for i in ranges.iter().flat_map(|&(a, b)| a as usize..=b as usize) {
+            bits[i >> 6] |= 1u64 << (i & 63);
+        }
+        CharSet::Bits(bits)
     }
 
     fn from_chars(mut chars: Vec<char>) -> CharSet {
@@ -79,15 +93,37 @@ fn set_for_pattern(pattern: &str, universe: &str) -> Arc<CharSet> {
     if let Some(set) = cache.lock().unwrap().get(pattern) {
         return set.clone();
     }
-    let re = regex::Regex::new(&format!("(?:{})+", pattern)).expect("emitted class is valid");
-    let chars: Vec<char> = re.find_iter(universe).flat_map(|m| m.as_str().chars()).collect();
-    let set = Arc::new(CharSet::from_chars(chars));
+    let set = Arc::new(match class_ranges(pattern) {
+        Some(ranges) => CharSet::from_ranges(&ranges),
+        None => {
+            let re = regex::Regex::new(&format!("(?:{})+", pattern)).expect("emitted class is valid");
+            CharSet::from_chars(re.find_iter(universe).flat_map(|m| m.as_str().chars()).collect())
+        }
+    });
     let mut cache = cache.lock().unwrap();
     if cache.len() >= CACHE_CAPACITY {
         cache.clear();
     }
     cache.insert(pattern.to_string(), set.clone());
     set
+}
+
+/// The code-point ranges a single-character pattern matches, as the `regex` crate's own parser
+/// (regex-syntax, which does its case folding and Unicode tables) resolves them: exact, and without
+/// scanning a universe of characters. `None` for a pattern that is not one class or character.
+fn class_ranges(pattern: &str) -> Option<Vec<(char, char)>> {
+    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
+    match hir.kind() {
+        regex_syntax::hir::HirKind::Class(regex_syntax::hir::Class::Unicode(class)) => {
+            Some(class.ranges().iter().map(|r| (r.start(), r.end())).collect())
+        }
+        regex_syntax::hir::HirKind::Literal(literal) => {
+            let mut chars = std::str::from_utf8(&literal.0).ok()?.chars();
+            let c = chars.next()?;
+            chars.next().is_none().then(|| vec![(c, c)])
+        }
+        _ => None,
+    }
 }
 
 /// Set of characters a class matches (`ci`: ignoring case).
@@ -123,6 +159,30 @@ pub fn is_word(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn resolved_ranges_match_what_the_regex_crate_matches() {
+        for pattern in [
+            r"\w",
+            r"\d",
+            r"\s",
+            "[^a-z]",
+            "(?i)[a-zä]",
+            "(?i:ß)",
+            "[iI\u{130}]",
+            r"\p{Greek}",
+            "(?i:k)",
+            "(?i:1)",
+            "ü",
+        ] {
+            let set = CharSet::from_ranges(&class_ranges(pattern).expect(pattern));
+            let re = regex::Regex::new(&format!("^(?:{pattern})$")).unwrap();
+            let mut buf = [0u8; 4];
+            for c in all_chars().chars() {
+                assert_eq!(set.contains(c), re.is_match(c.encode_utf8(&mut buf)), "{pattern} {c:?}");
+            }
+        }
+    }
 
     #[test]
     fn word_and_space_classes() {
