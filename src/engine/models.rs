@@ -14,7 +14,27 @@ use std::time::SystemTime;
 /// Writing model files.
 pub struct ModelFile;
 
+/// The training job of a model kind: `(engine, project, id, examples given instead of sampled, task)`.
+pub type TrainJob<E> = fn(&super::Engine, i64, i64, Option<E>, &super::tasks::TaskHandle) -> Result<()>;
+
 impl super::Engine {
+    /// Starts (or restarts) training of stored model resource `(kind, id)` of project `pk` as a
+    /// new task of `task` (`examples` from a file, else `train` samples the indices); `linked`
+    /// runs once the task is linked (`start_linked_task`). In the foreground with an observer.
+    pub(super) fn launch_training<E: Send + 'static, T>(
+        self: &Arc<Self>,
+        (kind, id): (Kind, i64),
+        pk: i64,
+        task: super::tasks::TaskKind,
+        (train, examples): (TrainJob<E>, Option<E>),
+        observer: Option<super::tasks::Observer>,
+        linked: impl FnOnce() -> Result<T>,
+    ) -> Result<(i64, T)> {
+        let engine = self.clone();
+        let job = Box::new(move |h: &super::tasks::TaskHandle| train(&engine, pk, id, examples, h));
+        self.start_linked_task((kind, id), pk, &task, job, observer, linked)
+    }
+
     /// The file `<id>.<ext>` of resource `id` of `kind` (`ext` `model` for the model, `png` for
     /// a plot) under `<data_dir>/models/<route>/`.
     pub fn model_file(&self, kind: Kind, id: i64, ext: &str) -> std::path::PathBuf {

@@ -321,13 +321,11 @@ impl Engine {
         observer: Option<Observer>,
         linked: impl FnOnce() -> Result<T>,
     ) -> Result<(i64, T)> {
-        let kind = match examples {
+        let task = match examples {
             Some(_) => TaskKind::TrainTaggerFromFile { tagger: id },
             None => TaskKind::TrainTagger { tagger: id },
         };
-        let engine = self.clone();
-        let job = Box::new(move |h: &TaskHandle| engine.train_tagger(pk, id, examples, h));
-        self.start_linked_task((Kind::Tagger, id), pk, &kind, job, observer, linked)
+        self.launch_training((Kind::Tagger, id), pk, task, (Self::train_tagger, examples), observer, linked)
     }
 
     /// The training task: sample, train, write the model and plot atomically, store the

@@ -330,13 +330,18 @@ impl Engine {
         observer: Option<Observer>,
         linked: impl FnOnce() -> Result<T>,
     ) -> Result<(i64, T)> {
-        let kind = match examples {
+        let task = match examples {
             Some(_) => TaskKind::TrainTorchTaggerFromFile { torchtagger: id },
             None => TaskKind::TrainTorchTagger { torchtagger: id },
         };
-        let engine = self.clone();
-        let job = Box::new(move |h: &TaskHandle| engine.train_torchtagger(pk, id, examples, h));
-        self.start_linked_task((Kind::TorchTagger, id), pk, &kind, job, observer, linked)
+        self.launch_training(
+            (Kind::TorchTagger, id),
+            pk,
+            task,
+            (Self::train_torchtagger, examples),
+            observer,
+            linked,
+        )
     }
 
     /// The training task: sample, train with per-epoch progress, write the model and plot
