@@ -42,12 +42,16 @@ def run_measured(cmd, env=None, stdin=None):
 
 
 def split(corpus, work):
-    """Writes train.jsonl and test.jsonl (held out: line index % 5 == 0) under `work`."""
+    """Writes train.jsonl and test.jsonl (held out: line index % 5 == 0) under `work`, and
+    flushes them to disk: the kernel writing them back during the first timed run took one of
+    this machine's two cores from it (that run was 30-60 % slower than the next ones)."""
     train, test = os.path.join(work, "train.jsonl"), os.path.join(work, "test.jsonl")
     with open(corpus) as f, open(train, "w") as tr, open(test, "w") as te:
         for i, line in enumerate(f):
             (te if i % 5 == 0 else tr).write(line)
+    os.sync()
     return train, test
+
 
 
 def percentile(values, q):

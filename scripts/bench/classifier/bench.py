@@ -1,11 +1,15 @@
 """Driver of scripts/bench/classifier/run.sh: splits the corpus (held out: line index % 5 == 0),
 trains and tags with ta (local mode, release build) and runs the sklearn peer on the same
-file, then prints one table. F1 macro is computed the same way for both (sklearn's f1_score)."""
+file, then prints one table. F1 macro is computed the same way for both (sklearn's f1_score).
+The two sides run alternately, --repeats times each (default 3), and every time is the median of
+its runs: one ta training takes about a second here, where a stray burst of other work on this
+shared 2-core machine moved a single run's ratio by a third."""
 import argparse
 import json
 import os
 import resource
 import shutil
+import statistics
 import sys
 import time
 
@@ -46,23 +50,37 @@ def peer_row(venv, peers, corpus, config_file):
     return json.loads(out.strip().splitlines()[-1])
 
 
+def medians(rows):
+    """The first row with its times replaced by the medians over `rows` (the other figures are
+    the same in every run: training is deterministic on both sides)."""
+    out = dict(rows[0])
+    for key in ("train_seconds", "docs_per_s"):
+        out[key] = statistics.median(r[key] for r in rows)
+    return out
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("ta"), p.add_argument("peers"), p.add_argument("venv"), p.add_argument("corpus"), p.add_argument("work")
     p.add_argument("--configs", default="hashing-lr,tfidf-lr,count-lr,hashing-svm")
+    p.add_argument("--repeats", type=int, default=3)
     a = p.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
     train, test = split(a.corpus, a.work)
     ta = Ta(a.ta, a.work)
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; times: median of {a.repeats} runs each, alternating")
     print(f"{'config':12} {'ta F1':>7} {'peer F1':>8} {'ta train s':>11} {'peer train s':>13} {'train x':>8} {'ta docs/s':>10} {'peer docs/s':>12} {'predict x':>10}")
     for name in a.configs.split(","):
         if name not in CONFIGS:
             die(f"unknown config {name}; one of {', '.join(CONFIGS)}")
         vectorizer, classifier, peer_config = CONFIGS[name]
-        mine = ta_row(ta, name, vectorizer, classifier, train, test)
-        peer = peer_row(a.venv, a.peers, a.corpus, peer_config) if peer_config else None
+        mine, peer = [], []
+        for _ in range(a.repeats):
+            mine.append(ta_row(ta, name, vectorizer, classifier, train, test))
+            if peer_config:
+                peer.append(peer_row(a.venv, a.peers, a.corpus, peer_config))
+        mine, peer = medians(mine), medians(peer) if peer else None
         if peer:
             print(f"{name:12} {mine['f1_macro']:7.4f} {peer['f1_macro']:8.4f} {mine['train_seconds']:11.2f} {peer['train_seconds']:13.2f} "
                   f"{peer['train_seconds'] / mine['train_seconds']:8.1f} {mine['docs_per_s']:10.0f} {peer['docs_per_s']:12.0f} "

@@ -1,6 +1,7 @@
 """Driver of scripts/bench/tagger_group/run.sh: splits the corpus (held out: line index % 5 == 0),
 imports the training part with its label as fact TEEMA, trains a tagger group with ta (local mode,
-release build, all cores), runs the sklearn peers on the same split, then tags held-out documents
+release build, all cores), runs the sklearn peers and the reference's decomposition re-created in
+scikit-learn on the same split, then tags held-out documents
 through `ta serve` and prints one table. F1 macro is computed the same way for every side
 (sklearn's f1_score)."""
 import argparse
@@ -26,13 +27,17 @@ def facts_file(train, work):
     return path
 
 
-def ta_side(ta, work, train, test, min_samples):
+PEER_CONFIGS = {"hashing": "classifier_hashing_lr.json", "tfidf": "classifier_tfidf_lr.json"}
+
+
+def ta_side(ta, work, train, test, min_samples, vectorizer):
     """Trains the group; the label of each held-out document is its most probable positive member
     (the highest p(true) when no member says yes)."""
     ta.cli("import", "--project", ta.project, "--index", "modules", "--description", "modules", facts_file(train, work))
     start = time.perf_counter()
     group = json.loads(ta.cli("tagger-group", "create", "--project", ta.project, "--description", "modules", "--fact", "TEEMA",
-                              "--field", "text", "--min-samples", min_samples, "--index", "modules"))
+                              "--field", "text", "--min-samples", min_samples, "--index", "modules",
+                              "--vectorizer", vectorizer))
     train_s = time.perf_counter() - start
     members = json.loads(ta.cli("tagger-group", "models", group["id"]))
     docs = [json.loads(l) for l in open(test)]
@@ -51,27 +56,60 @@ def ta_side(ta, work, train, test, min_samples):
     return group, {"train_seconds": train_s, "f1_macro": f1, "accuracy": acc, "members": len(members)}
 
 
-def peer_multiclass(venv, peers, corpus):
-    cfg = os.path.join(peers, "configs", "classifier_hashing_lr.json")
+def peer_multiclass(venv, peers, corpus, vectorizer):
+    cfg = os.path.join(peers, "configs", PEER_CONFIGS[vectorizer])
     out = run([os.path.join(venv, "bin", "python"), os.path.join(peers, "bench_classifier.py"), corpus, cfg, "--peer", "sklearn"])
     return json.loads(out.strip().splitlines()[-1])
 
 
-def peer_one_vs_rest(train, test):
-    """The group's decomposition in scikit-learn: one hashed n-gram logistic regression per label
-    against the rest, fitted in parallel on all cores; the label is the most probable one."""
-    from sklearn.feature_extraction.text import HashingVectorizer
+def peer_one_vs_rest(train, test, vectorizer):
+    """The group's decomposition in scikit-learn: one n-gram (hashed, or TF-IDF) logistic regression
+    per label against the rest, fitted in parallel on all cores; the label is the most probable one."""
+    from sklearn.feature_extraction.text import HashingVectorizer, TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
     from sklearn.multiclass import OneVsRestClassifier
     from sklearn.pipeline import make_pipeline
     tr = [json.loads(l) for l in open(train)]
     te = [json.loads(l) for l in open(test)]
-    model = make_pipeline(HashingVectorizer(ngram_range=(1, 2)),
+    vectors = HashingVectorizer(ngram_range=(1, 2)) if vectorizer == "hashing" else TfidfVectorizer(ngram_range=(1, 2))
+    model = make_pipeline(vectors,
                           OneVsRestClassifier(LogisticRegression(max_iter=1000), n_jobs=os.cpu_count()))
     start = time.perf_counter()
     model.fit([d["text"] for d in tr], [d["label"] for d in tr])
     seconds = time.perf_counter() - start
     f1, acc = f1_macro([d["label"] for d in te], list(model.predict([d["text"] for d in te])))
+    return {"train_seconds": seconds, "f1_macro": f1, "accuracy": acc}
+
+
+def emulation(train, test, vectorizer):
+    """The reference's tagger-group decomposition re-created in scikit-learn (the "2.10.3 emulation"
+    of models.md 5.1): per label, its documents against a random sample of as many others
+    (negative_multiplier 1), lower-cased whitespace tokens, n-grams (1, 2) (TF-IDF: min_df 5), an
+    L1 LinearSVC selecting features, then logistic regression; the label is the most probable one."""
+    import random
+    import numpy as np
+    from sklearn.feature_extraction.text import HashingVectorizer, TfidfVectorizer
+    from sklearn.feature_selection import SelectFromModel
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.svm import LinearSVC
+    tr = [json.loads(l) for l in open(train)]
+    te = [json.loads(l) for l in open(test)]
+    labels = sorted({d["label"] for d in tr})
+    tokens = dict(tokenizer=str.split, token_pattern=None)
+    start = time.perf_counter()
+    members = []
+    for label in labels:
+        pos = [d["text"] for d in tr if d["label"] == label]
+        neg = random.Random(1).sample([d["text"] for d in tr if d["label"] != label], len(pos))
+        vectors = (HashingVectorizer(ngram_range=(1, 2), **tokens) if vectorizer == "hashing"
+                   else TfidfVectorizer(ngram_range=(1, 2), min_df=5, **tokens))
+        model = make_pipeline(vectors, SelectFromModel(LinearSVC(penalty="l1", dual=False)), LogisticRegression())
+        members.append(model.fit(pos + neg, [1] * len(pos) + [0] * len(neg)))
+    seconds = time.perf_counter() - start
+    texts = [d["text"] for d in te]
+    p_true = np.column_stack([m.predict_proba(texts)[:, 1] for m in members])
+    f1, acc = f1_macro([d["label"] for d in te], [labels[i] for i in p_true.argmax(1)])
     return {"train_seconds": seconds, "f1_macro": f1, "accuracy": acc}
 
 
@@ -103,20 +141,25 @@ def main():
     p.add_argument("ta"), p.add_argument("peers"), p.add_argument("venv"), p.add_argument("corpus"), p.add_argument("work")
     p.add_argument("--min-samples", default="10", help="documents a module needs to get a tagger")
     p.add_argument("--latency-docs", type=int, default=50)
+    p.add_argument("--vectorizer", choices=sorted(PEER_CONFIGS), default="hashing",
+                   help="the members' vectorizer; the peers use the same kind")
     a = p.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
     train, test = split(a.corpus, a.work)
     ta = Ta(a.ta, a.work)
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    group, mine = ta_side(ta, a.work, train, test, a.min_samples)
-    multi = peer_multiclass(a.venv, a.peers, a.corpus)
-    ovr = peer_one_vs_rest(train, test)
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; vectorizer {a.vectorizer}")
+    group, mine = ta_side(ta, a.work, train, test, a.min_samples, a.vectorizer)
+    multi = peer_multiclass(a.venv, a.peers, a.corpus, a.vectorizer)
+    ovr = peer_one_vs_rest(train, test, a.vectorizer)
+    emulated = emulation(train, test, a.vectorizer)
     print(f"{'side':34} {'train s':>8} {'F1 macro':>9} {'accuracy':>9}")
     print(f"{'ta tagger group (' + str(mine['members']) + ' members)':34} {mine['train_seconds']:8.2f} {mine['f1_macro']:9.4f} {mine['accuracy']:9.4f}")
     print(f"{'sklearn one-vs-rest (all cores)':34} {ovr['train_seconds']:8.2f} {ovr['f1_macro']:9.4f} {ovr['accuracy']:9.4f}")
+    print(f"{'2.10.3 emulation (sample, L1, LR)':34} {emulated['train_seconds']:8.2f} {emulated['f1_macro']:9.4f} {emulated['accuracy']:9.4f}")
     print(f"{'sklearn multiclass (peer kit)':34} {multi['train_seconds']:8.2f} {multi['f1_macro']:9.4f} {multi['accuracy']:9.4f}")
-    print(f"ta F1 - peer multiclass F1: {100 * (mine['f1_macro'] - multi['f1_macro']):+.1f} points (acceptance: >= -5)")
+    print(f"ta F1 - peer multiclass F1: {100 * (mine['f1_macro'] - multi['f1_macro']):+.1f} points (provisional acceptance: >= -5); "
+          f"ta F1 - emulation F1: {100 * (mine['f1_macro'] - emulated['f1_macro']):+.1f} points")
     http = tag_text_over_http(ta, group, test, a.latency_docs)
     print(f"tag_text over HTTP, {http['docs']} held-out documents (lemmatize and use_ner off): top-1 tag = label in "
           f"{100 * http['top1']:.0f}%, no tag in {100 * http['no_tag']:.0f}%; latency p50 {http['p50_ms']:.1f} ms, "

@@ -8,7 +8,7 @@
 # documents through `ta serve`, how often tag_text's top tag is the document's module and its
 # p50/p99 latency. Not part of CI (needs Python, the registries and minutes).
 #
-# usage: scripts/bench/tagger_group/run.sh [--min-samples 10] [--latency-docs 50]
+# usage: scripts/bench/tagger_group/run.sh [--min-samples 10] [--latency-docs 50] [--vectorizer hashing|tfidf]
 # env:   PEERS_DIR, PEERS_VENV, CORPORA (scripts/bench/peers.sh)
 set -euo pipefail
 source "$(dirname "$0")/../peers.sh"
