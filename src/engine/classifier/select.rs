@@ -61,14 +61,7 @@ fn solve(columns: &Csr, n: usize) -> Vec<f64> {
         while s < active {
             let j = index[s];
             let (rows, values) = columns.row(j);
-            let (mut g_loss, mut h) = (0.0, 0.0);
-            for (&i, &v) in rows.iter().zip(values) {
-                // Branch-free form of `if b_i > 0 { ... }` (adding zeros changes no sum).
-                let bi = b[i as usize];
-                let t = if bi > 0.0 { C * v } else { 0.0 };
-                g_loss -= t * bi;
-                h += t * v;
-            }
+            let (mut g_loss, h) = loss_gradient(rows, values, &b);
             g_loss *= 2.0;
             let g = g_loss;
             let h = (2.0 * h).max(1e-12);
@@ -157,6 +150,31 @@ fn solve(columns: &Csr, n: usize) -> Vec<f64> {
         gmax_old = gmax_new;
     }
     w
+}
+
+/// Of one column: `(-Σ C v_i b_i, Σ C v_i²)` over its examples with a positive margin term
+/// `b_i`. Four interleaved partial sums (added pairwise at the end) instead of one: each sum
+/// waited on the previous addition, which made this loop, the solver's hottest, latency-bound.
+fn loss_gradient(rows: &[u32], values: &[f64], b: &[f64]) -> (f64, f64) {
+    let (mut g, mut h) = ([0.0; 4], [0.0; 4]);
+    let mut rows_4 = rows.chunks_exact(4);
+    let mut values_4 = values.chunks_exact(4);
+    for (r, v) in rows_4.by_ref().zip(values_4.by_ref()) {
+        for k in 0..4 {
+            // Branch-free form of `if b_i > 0 { ... }` (adding zeros changes no sum).
+            let bi = b[r[k] as usize];
+            let t = if bi > 0.0 { C * v[k] } else { 0.0 };
+            g[k] -= t * bi;
+            h[k] += t * v[k];
+        }
+    }
+    for (&i, &v) in rows_4.remainder().iter().zip(values_4.remainder()) {
+        let bi = b[i as usize];
+        let t = if bi > 0.0 { C * v } else { 0.0 };
+        g[0] -= t * bi;
+        h[0] += t * v;
+    }
+    ((g[0] + g[1]) + (g[2] + g[3]), (h[0] + h[1]) + (h[2] + h[3]))
 }
 
 /// `b_i = 1 - y_i w.x_i` from scratch, after a failed line search.
