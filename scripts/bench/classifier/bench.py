@@ -7,14 +7,12 @@ shared 2-core machine moved a single run's ratio by a third."""
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from tabench import Ta, die, f1_macro, run, split  # noqa: E402
+from tabench import Ta, die, f1_macro, run, run_measured, split  # noqa: E402
 
 CONFIGS = {
     "hashing-lr": ("hashing", "lr", "classifier_hashing_lr.json"),
@@ -25,23 +23,22 @@ CONFIGS = {
 
 
 def ta_row(ta, name, vectorizer, classifier, train, test):
-    start = time.perf_counter()
-    model = json.loads(ta.cli("tagger", "train", "--project", ta.project, "--description", f"spam-{name}", "--field", "text",
-                              "--label-field", "label", "--positive", "spam", "--vectorizer", vectorizer,
-                              "--classifier", classifier, "--file", train))
-    train_s = time.perf_counter() - start
+    out, train_s, train_rss = run_measured([ta.binary, "--json", "tagger", "train", "--project", str(ta.project),
+                                            "--description", f"spam-{name}", "--field", "text", "--label-field", "label",
+                                            "--positive", "spam", "--vectorizer", vectorizer, "--classifier", classifier,
+                                            "--file", train], env=ta.env)
+    model = json.loads(out)
     docs = [json.loads(l) for l in open(test)]
     texts = os.path.join(os.path.dirname(test), "texts.jsonl")
     with open(texts, "w") as f:
         f.writelines(json.dumps({"text": d["text"]}) + "\n" for d in docs)
     with open(texts) as inp:
-        start = time.perf_counter()
-        out = ta.cli("tagger", "tag", model["id"], stdin=inp)
-        seconds = time.perf_counter() - start
+        out, seconds, tag_rss = run_measured([ta.binary, "--json", "tagger", "tag", str(model["id"])], env=ta.env, stdin=inp)
     predicted = ["spam" if json.loads(l).get("result") else "ham" for l in out.splitlines()]
     f1, acc = f1_macro([d["label"] for d in docs], predicted)
     return {"peer": "ta", "config": name, "f1_macro": f1, "accuracy": acc, "train_seconds": train_s,
-            "docs_per_s": len(docs) / seconds, "num_features": model["num_features"]}
+            "docs_per_s": len(docs) / seconds, "num_features": model["num_features"],
+            "peak_rss_mb": max(train_rss, tag_rss)}
 
 
 def peer_row(venv, peers, corpus, config_file):
@@ -54,7 +51,7 @@ def medians(rows):
     """The first row with its times replaced by the medians over `rows` (the other figures are
     the same in every run: training is deterministic on both sides)."""
     out = dict(rows[0])
-    for key in ("train_seconds", "docs_per_s"):
+    for key in ("train_seconds", "docs_per_s", "peak_rss_mb"):
         out[key] = statistics.median(r[key] for r in rows)
     return out
 
@@ -70,7 +67,7 @@ def main():
     train, test = split(a.corpus, a.work)
     ta = Ta(a.ta, a.work)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; times: median of {a.repeats} runs each, alternating")
-    print(f"{'config':12} {'ta F1':>7} {'peer F1':>8} {'ta train s':>11} {'peer train s':>13} {'train x':>8} {'ta docs/s':>10} {'peer docs/s':>12} {'predict x':>10}")
+    print(f"{'config':12} {'ta F1':>7} {'peer F1':>8} {'ta train s':>11} {'peer train s':>13} {'train x':>8} {'ta docs/s':>10} {'peer docs/s':>12} {'predict x':>10} {'ta MB':>6} {'peer MB':>8}")
     for name in a.configs.split(","):
         if name not in CONFIGS:
             die(f"unknown config {name}; one of {', '.join(CONFIGS)}")
@@ -84,10 +81,10 @@ def main():
         if peer:
             print(f"{name:12} {mine['f1_macro']:7.4f} {peer['f1_macro']:8.4f} {mine['train_seconds']:11.2f} {peer['train_seconds']:13.2f} "
                   f"{peer['train_seconds'] / mine['train_seconds']:8.1f} {mine['docs_per_s']:10.0f} {peer['docs_per_s']:12.0f} "
-                  f"{mine['docs_per_s'] / peer['docs_per_s']:10.1f}")
+                  f"{mine['docs_per_s'] / peer['docs_per_s']:10.1f} {mine['peak_rss_mb']:6.0f} {peer['peak_rss_mb']:8.0f}")
         else:
-            print(f"{name:12} {mine['f1_macro']:7.4f} {'-':>8} {mine['train_seconds']:11.2f} {'-':>13} {'-':>8} {mine['docs_per_s']:10.0f} {'-':>12} {'-':>10}")
-    print(f"peak RSS of this driver and its children: {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MB")
+            print(f"{name:12} {mine['f1_macro']:7.4f} {'-':>8} {mine['train_seconds']:11.2f} {'-':>13} {'-':>8} {mine['docs_per_s']:10.0f} {'-':>12} {'-':>10} {mine['peak_rss_mb']:6.0f} {'-':>8}")
+    print("MB: peak resident memory of one process (ta: the larger of training and tagging; the peer: its whole run)")
 
 
 if __name__ == "__main__":
