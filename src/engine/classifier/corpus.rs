@@ -4,7 +4,7 @@
 //! cross-validation fold with plain arrays and its rows come out in column order.
 
 use super::sparse::Csr;
-use super::vectorize::{for_each_key, weigh, Features, FieldVectorizer, VectorizerKind, HASH_WIDTH};
+use super::vectorize::{for_each_key, weigh, Features, FieldVectorizer, VectorizerKind, HASH_WIDTH, UNKNOWN};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
@@ -25,6 +25,47 @@ pub enum Prepared {
 pub struct EncodedField {
     terms: Vec<String>,
     docs: Vec<Vec<(u32, u32)>>,
+}
+
+/// One chunk of documents as tokenised in parallel: its own word numbering, each document as
+/// its word ids, and per word the number of the chunk's documents containing it.
+struct Chunk {
+    words: Vec<String>,
+    docs: Vec<Vec<u32>>,
+    df: Vec<u32>,
+}
+
+impl Chunk {
+    fn new(docs: std::ops::Range<usize>, tokens: &(impl Fn(usize, &mut dyn FnMut(&str)) + Sync)) -> Chunk {
+        let mut ids: FxHashMap<String, u32> = FxHashMap::default();
+        let mut words = Vec::new();
+        let (mut df, mut last_doc) = (Vec::new(), Vec::new());
+        let docs = docs
+            .map(|d| {
+                let mut doc = Vec::new();
+                tokens(d, &mut |t| {
+                    let id = match ids.get(t) {
+                        Some(&id) => id,
+                        None => {
+                            let id = words.len() as u32;
+                            ids.insert(t.to_owned(), id);
+                            words.push(t.to_owned());
+                            df.push(0);
+                            last_doc.push(usize::MAX);
+                            id
+                        }
+                    };
+                    if last_doc[id as usize] != d {
+                        last_doc[id as usize] = d;
+                        df[id as usize] += 1;
+                    }
+                    doc.push(id);
+                });
+                doc
+            })
+            .collect();
+        Chunk { words, docs, df }
+    }
 }
 
 /// Vectorizers fitted on a subset of documents: their vocabularies (none for hashing) and the
@@ -70,54 +111,50 @@ fn runs<T: PartialEq>(sorted: impl IntoIterator<Item = T>) -> Vec<(T, u32)> {
 }
 
 impl EncodedField {
-    /// Encodes one field of documents `0..docs`, whose tokens `tokens(d)` gives.
-    fn new(docs: usize, tokens: impl Fn(usize) -> Vec<String> + Sync) -> Self {
+    /// Encodes one field of documents `0..docs`, whose tokens `tokens(d, emit)` gives.
+    fn new(docs: usize, tokens: impl Fn(usize, &mut dyn FnMut(&str)) + Sync) -> Self {
         // Chunks of documents are tokenised in parallel, each numbering its own words; the
         // numbering never shows (candidates are ordered by term), so any chunking gives the same.
-        let chunks: Vec<(Vec<String>, Vec<Vec<u32>>)> = (0..docs.div_ceil(CHUNK))
+        let chunks: Vec<Chunk> = (0..docs.div_ceil(CHUNK))
             .into_par_iter()
-            .map(|c| {
-                let mut ids: FxHashMap<String, u32> = FxHashMap::default();
-                let docs = (c * CHUNK..docs.min((c + 1) * CHUNK))
-                    .map(|d| {
-                        tokens(d)
-                            .into_iter()
-                            .map(|t| {
-                                let next = ids.len() as u32;
-                                *ids.entry(t).or_insert(next)
-                            })
-                            .collect()
-                    })
-                    .collect();
-                let mut words = vec![String::new(); ids.len()];
-                ids.into_iter().for_each(|(word, id)| words[id as usize] = word);
-                (words, docs)
-            })
+            .map(|c| Chunk::new(c * CHUNK..docs.min((c + 1) * CHUNK), &tokens))
             .collect();
         let mut word_ids: FxHashMap<&str, u32> = FxHashMap::default();
         let mut words: Vec<&str> = Vec::new();
+        let mut word_df: Vec<u32> = Vec::new();
         let global: Vec<Vec<u32>> = chunks
             .iter()
-            .map(|(local, _)| {
-                local
+            .map(|chunk| {
+                chunk
+                    .words
                     .iter()
-                    .map(|w| {
-                        *word_ids.entry(w.as_str()).or_insert_with(|| {
+                    .zip(&chunk.df)
+                    .map(|(w, &df)| {
+                        let id = *word_ids.entry(w.as_str()).or_insert_with(|| {
                             words.push(w.as_str());
+                            word_df.push(0);
                             words.len() as u32 - 1
-                        })
+                        });
+                        word_df[id as usize] += df;
+                        id
                     })
                     .collect()
             })
             .collect();
         drop(word_ids);
-        // Each document's distinct n-gram keys with their counts, ascending keys.
+        // Each document's distinct n-gram keys with their counts, ascending keys. An n-gram is
+        // in no more documents than each of its words, so words under MIN_DF count as unknown:
+        // no candidate is lost, and the rare n-grams are never sorted.
         let counted: Vec<Vec<(u64, u32)>> = chunks
             .par_iter()
             .zip(&global)
-            .flat_map_iter(|((_, docs), global)| {
-                docs.iter().map(|local| {
-                    let ids: Vec<u32> = local.iter().map(|&i| global[i as usize]).collect();
+            .flat_map_iter(|(chunk, global)| {
+                chunk.docs.iter().map(|local| {
+                    let ids: Vec<u32> = local
+                        .iter()
+                        .map(|&i| global[i as usize])
+                        .map(|g| if word_df[g as usize] >= MIN_DF { g } else { UNKNOWN })
+                        .collect();
                     let mut keys = Vec::with_capacity(ids.len() * 2);
                     for_each_key(&ids, |key| keys.push(key));
                     keys.sort_unstable();
@@ -174,9 +211,9 @@ impl EncodedField {
 }
 
 impl Prepared {
-    /// Encodes (or hashes) the `fields` fields of documents `0..docs`; `tokens(d, f)` gives the
-    /// tokens of field `f` of document `d` (called once for each, in parallel).
-    pub fn new(kind: VectorizerKind, docs: usize, fields: usize, tokens: impl Fn(usize, usize) -> Vec<String> + Sync) -> Self {
+    /// Encodes (or hashes) the `fields` fields of documents `0..docs`; `tokens(d, f, emit)` emits
+    /// the tokens of field `f` of document `d` (called once for each, in parallel).
+    pub fn new(kind: VectorizerKind, docs: usize, fields: usize, tokens: impl Fn(usize, usize, &mut dyn FnMut(&str)) + Sync) -> Self {
         match kind {
             VectorizerKind::Hashing => {
                 let features = Features {
@@ -184,7 +221,14 @@ impl Prepared {
                 };
                 let hashed: Vec<Vec<(u32, f64)>> = (0..docs)
                     .into_par_iter()
-                    .map(|d| features.transform_one(&(0..fields).map(|f| tokens(d, f)).collect()))
+                    .map(|d| {
+                        let field_tokens = (0..fields).map(|f| {
+                            let mut list = Vec::new();
+                            tokens(d, f, &mut |t| list.push(t.to_owned()));
+                            list
+                        });
+                        features.transform_one(&field_tokens.collect())
+                    })
                     .collect();
                 let mut rows = Csr::new(features.width());
                 hashed.into_iter().for_each(|row| rows.push_row(row));
@@ -192,7 +236,7 @@ impl Prepared {
             }
             _ => Prepared::Encoded {
                 kind,
-                fields: (0..fields).map(|f| EncodedField::new(docs, |d| tokens(d, f))).collect(),
+                fields: (0..fields).map(|f| EncodedField::new(docs, |d, emit| tokens(d, f, emit))).collect(),
             },
         }
     }

@@ -65,7 +65,7 @@ fn murmur_column_and_sign_match_sklearn() {
 /// Rows of all `docs` from the training-side encoding, checked against the tagging-time path.
 fn fit_rows(kind: VectorizerKind, docs: &[Doc], use_idf: bool) -> (Vec<String>, Option<Vec<f64>>, Csr) {
     let all: Vec<usize> = (0..docs.len()).collect();
-    let prepared = Prepared::new(kind, docs.len(), 1, |d, _| docs[d][0].clone());
+    let prepared = Prepared::new(kind, docs.len(), 1, |d, _, emit| docs[d][0].iter().for_each(|t| emit(t)));
     let fitted = prepared.fit(&all, use_idf).unwrap();
     let rows = prepared.rows(&fitted, &all);
     let features = prepared.features(&fitted);
@@ -126,9 +126,11 @@ fn count_and_tfidf_match_sklearn() {
         }
     }
     assert_eq!(
-        Prepared::new(VectorizerKind::Count, docs.len(), 1, |d, _| docs[d][0].clone())
-            .fit(&[0, 1, 2, 3], false)
-            .err(),
+        Prepared::new(VectorizerKind::Count, docs.len(), 1, |d, _, emit| docs[d][0]
+            .iter()
+            .for_each(|t| emit(t)))
+        .fit(&[0, 1, 2, 3], false)
+        .err(),
         Some(0)
     );
 }

@@ -84,13 +84,7 @@ impl TextProcessor {
     /// Processes one field value into token lists: one list per non-empty text (one text unless
     /// `sentences` is on). A list may be empty when every token was a stop word.
     pub fn process(&self, value: &str, hooks: &Hooks) -> Vec<Vec<String>> {
-        let value = value.trim_matches(is_space);
-        let texts: Vec<&str> = if self.sentences { value.split('\n').collect() } else { vec![value] };
-        texts
-            .into_iter()
-            .filter(|text| !text.is_empty())
-            .map(|text| self.process_text(text, hooks))
-            .collect()
+        self.texts(value).map(|text| self.process_text(text, hooks)).collect()
     }
 
     /// Processes one value and concatenates its token lists (the tagger's per-field tokens).
@@ -98,7 +92,35 @@ impl TextProcessor {
         self.process(value, hooks).into_iter().flatten().collect()
     }
 
+    /// Calls `emit` with each of the tokens [`tokens`](Self::tokens) returns, in order, without
+    /// a string for each unless a phraser joins them (training encodes millions of tokens).
+    pub fn for_each_token(&self, value: &str, hooks: &Hooks, emit: &mut dyn FnMut(&str)) {
+        if hooks.phraser.is_some() {
+            return self.tokens(value, hooks).iter().for_each(|t| emit(t));
+        }
+        self.texts(value).for_each(|text| self.plain_tokens(text, hooks, emit));
+    }
+
+    /// The non-empty texts of a value: the stripped value, or its lines when `sentences` is on.
+    fn texts<'a>(&self, value: &'a str) -> impl Iterator<Item = &'a str> {
+        let value = value.trim_matches(is_space);
+        let texts: Vec<&str> = if self.sentences { value.split('\n').collect() } else { vec![value] };
+        texts.into_iter().filter(|text| !text.is_empty())
+    }
+
     fn process_text(&self, text: &str, hooks: &Hooks) -> Vec<String> {
+        let mut tokens = Vec::new();
+        self.plain_tokens(text, hooks, &mut |t| tokens.push(t.to_owned()));
+        if let Some(phraser) = hooks.phraser {
+            tokens = phraser.phrase(tokens);
+            tokens.retain(|t| !t.is_empty());
+        }
+        tokens
+    }
+
+    /// The tokens of one text before the phraser: lemmatised (if asked), lower-cased, split on
+    /// whitespace, stop words removed.
+    fn plain_tokens(&self, text: &str, hooks: &Hooks, emit: &mut dyn FnMut(&str)) {
         let lemmas;
         let text = match hooks.lemmatize {
             Some(lemmatize) => {
@@ -107,17 +129,10 @@ impl TextProcessor {
             }
             None => text,
         };
-        let lower = text.to_lowercase();
-        let mut tokens: Vec<String> = lower
+        text.to_lowercase()
             .split(is_space)
             .filter(|t| !t.is_empty() && !self.is_stop_word(t))
-            .map(str::to_owned)
-            .collect();
-        if let Some(phraser) = hooks.phraser {
-            tokens = phraser.phrase(tokens);
-            tokens.retain(|t| !t.is_empty());
-        }
-        tokens
+            .for_each(emit);
     }
 
     fn is_stop_word(&self, token: &str) -> bool {
@@ -158,6 +173,25 @@ mod tests {
         );
         assert!(builtin_stop_words().len() > 1800);
         assert!(!builtin_stop_words().iter().any(|w| w.starts_with('#') || w.is_empty()));
+    }
+
+    #[test]
+    fn the_token_visitor_gives_the_tokens() {
+        let lemmatize = |text: &str| text.replace("Cats", "Cat");
+        let with_lemmas = Hooks {
+            lemmatize: Some(&lemmatize),
+            phraser: None,
+        };
+        for (sentences, stop) in [(false, false), (false, true), (true, true)] {
+            let p = processor(sentences, stop, "quux");
+            for text in ["", " \n ", "Cats and dogs\n\nthe QUUX\tΣΟΦΟΣ …", "  one  "] {
+                for hooks in [Hooks::default(), with_lemmas] {
+                    let mut seen = Vec::new();
+                    p.for_each_token(text, &hooks, &mut |t| seen.push(t.to_owned()));
+                    assert_eq!(seen, p.tokens(text, &hooks), "{text:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -56,8 +56,8 @@ pub fn train(
     let processor = settings.processor();
     let examples: Vec<&Vec<String>> = positives.iter().chain(negatives).collect();
     let labels: Vec<bool> = (0..examples.len()).map(|i| i < positives.len()).collect();
-    let prepared = Prepared::new(settings.vectorizer, examples.len(), settings.fields.len(), |d, f| {
-        processor.tokens(&examples[d][f], hooks)
+    let prepared = Prepared::new(settings.vectorizer, examples.len(), settings.fields.len(), |d, f, emit| {
+        processor.for_each_token(&examples[d][f], hooks, emit)
     });
     let (train, test) = train_test_split(labels.len());
     if !(train.iter().any(|&i| labels[i]) && train.iter().any(|&i| !labels[i])) {
