@@ -282,6 +282,27 @@ fn logout_revokes_token() {
     s.get("/projects/", Some(&t2)).expect(200, json!([]));
 }
 
+/// The server remembers accepted tokens for a moment; a change of the account is still seen by
+/// the very next request, and one made by another process on the same data directory (the
+/// local CLI) within a second.
+#[test]
+fn account_changes_reach_the_next_request() {
+    let s = Server::start();
+    let at = s.admin_token();
+    let alice = s.register("alice");
+    let users_seen = |token: &str| s.get("/users/", Some(token)).ok(200).as_array().map(Vec::len);
+    assert_eq!(users_seen(&alice), Some(1));
+    s.patch("/users/2/", Some(&at), &json!({"is_superuser": true})).ok(200);
+    assert_eq!(users_seen(&alice), Some(2));
+    s.patch("/users/2/", Some(&at), &json!({"is_superuser": false})).ok(200);
+    assert_eq!(users_seen(&alice), Some(1));
+
+    let out = common::ta(&s.data_dir, &["--as", "alice", "logout"]);
+    assert_eq!(out.ok(), json!({"detail": "Successfully logged out."}));
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    s.get("/projects/", Some(&alice)).expect(403, detail("Invalid token."));
+}
+
 #[test]
 fn rest_auth_user_only_email_changes() {
     let s = Server::start();

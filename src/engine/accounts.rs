@@ -1,5 +1,6 @@
 //! Accounts: registration, login and logout (tokens and sessions), the user resource,
 //! password change and reset, and the built-in `admin` superuser.
+use super::db::Cached;
 use super::error::{Error, Result, NO_PERMISSION};
 use super::validate::{Form, Mode, Str};
 use super::{clock, passwords, Ctx, Engine};
@@ -17,6 +18,37 @@ pub struct User {
     pub is_active: bool,
     pub date_joined: String,
     pub last_login: Option<String>,
+}
+
+/// Users of the tokens accepted in the last [`TOKEN_TTL`], each with the accounts version it
+/// was read at. An entry counts only while no row of the accounts tables changed through this
+/// process since (a logout, a deactivation, a new password: `Db::accounts_version`); the
+/// time limit bounds how long a change made by another process on the same data directory
+/// (the local CLI beside `ta serve`) can go unseen.
+#[derive(Default)]
+pub struct TokenCache(std::sync::Mutex<rustc_hash::FxHashMap<String, (User, u64, std::time::Instant)>>);
+
+/// How long an accepted token is taken on trust.
+const TOKEN_TTL: std::time::Duration = std::time::Duration::from_secs(1);
+/// Tokens remembered at most; past this the cache starts afresh.
+const TOKEN_CACHE_SIZE: usize = 10_000;
+
+impl TokenCache {
+    fn get(&self, key: &str, version: u64) -> Option<User> {
+        let entries = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        entries
+            .get(key)
+            .filter(|(_, v, at)| *v == version && at.elapsed() < TOKEN_TTL)
+            .map(|(user, _, _)| user.clone())
+    }
+
+    fn remember(&self, key: &str, user: &User, version: u64) {
+        let mut entries = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if entries.len() >= TOKEN_CACHE_SIZE {
+            entries.clear();
+        }
+        entries.insert(key.to_owned(), (user.clone(), version, std::time::Instant::now()));
+    }
 }
 
 /// The user resource on the wire.
@@ -84,12 +116,14 @@ fn user_row(r: &Row) -> rusqlite::Result<User> {
 }
 
 pub(super) fn user_by_id(c: &Connection, id: i64) -> Result<Option<User>> {
-    Ok(c.query_row(&format!("SELECT {USER_COLS} FROM users WHERE id = ?1"), [id], user_row)
-        .optional()?)
+    Ok(
+        c.cached_row(&format!("SELECT {USER_COLS} FROM users WHERE id = ?1"), [id], user_row)
+            .optional()?,
+    )
 }
 
 fn user_by_name(c: &Connection, name: &str) -> Result<Option<(User, String)>> {
-    Ok(c.query_row(
+    Ok(c.cached_row(
         &format!("SELECT {USER_COLS}, password FROM users WHERE username = ?1"),
         [name],
         |r| Ok((user_row(r)?, r.get::<_, String>(7)?)),
@@ -146,7 +180,7 @@ impl Engine {
     /// Returns the password when it was taken from the default (caller warns).
     pub fn ensure_admin(&self, password: &str) -> Result<bool> {
         self.db.tx(|tx| {
-            let exists: bool = tx.query_row("SELECT EXISTS(SELECT 1 FROM users WHERE username = 'admin')", [], |r| r.get(0))?;
+            let exists: bool = tx.cached_row("SELECT EXISTS(SELECT 1 FROM users WHERE username = 'admin')", [], |r| r.get(0))?;
             if !exists {
                 tx.execute(
                     "INSERT INTO users (username, email, password, is_superuser, is_staff, date_joined) VALUES ('admin', '', ?1, 1, 1, ?2)",
@@ -159,28 +193,43 @@ impl Engine {
 
     /// Resolve a token key to its (active) user. `Err` carries the exact DRF message.
     pub fn authenticate_token(&self, key: &str) -> Result<User> {
-        let user = self.db.with(|c| {
-            Ok(c.query_row(
-                &format!(
-                    "SELECT {} FROM users u JOIN tokens t ON t.user_id = u.id WHERE t.key = ?1",
-                    USER_COLS.replace("id,", "u.id,")
-                ),
-                [key],
-                user_row,
-            )
-            .optional()?)
+        if let Some(user) = self.known_token(key) {
+            return Ok(user);
+        }
+        let (user, version) = self.db.with(|c| {
+            let user = c
+                .cached_row(
+                    &format!(
+                        "SELECT {} FROM users u JOIN tokens t ON t.user_id = u.id WHERE t.key = ?1",
+                        USER_COLS.replace("id,", "u.id,")
+                    ),
+                    [key],
+                    user_row,
+                )
+                .optional()?;
+            Ok((user, self.db.accounts_version()))
         })?;
         match user {
             None => Err(Error::Forbidden("Invalid token.".into())),
             Some(u) if !u.is_active => Err(Error::Forbidden("User inactive or deleted.".into())),
-            Some(u) => Ok(u),
+            Some(u) => {
+                self.tokens.remember(key, &u, version);
+                Ok(u)
+            }
         }
+    }
+
+    /// The user of a token that [`authenticate_token`](Self::authenticate_token) accepted
+    /// moments ago, with no change to the accounts since; `None` asks the database. Memory
+    /// only: the server resolves most requests' tokens with it, without a database hop.
+    pub fn known_token(&self, key: &str) -> Option<User> {
+        self.tokens.get(key, self.db.accounts_version())
     }
 
     /// Resolve a session cookie to its user, if still valid.
     pub fn authenticate_session(&self, key: &str) -> Result<Option<User>> {
         let uid: Option<i64> = self.db.with(|c| {
-            Ok(c.query_row("SELECT user_id FROM sessions WHERE key = ?1", [key], |r| r.get(0))
+            Ok(c.cached_row("SELECT user_id FROM sessions WHERE key = ?1", [key], |r| r.get(0))
                 .optional()?)
         })?;
         Ok(match uid {
@@ -202,7 +251,7 @@ impl Engine {
             let now = clock::now();
             tx.execute("UPDATE users SET last_login = ?1 WHERE id = ?2", params![now, user_id])?;
             if let Some(k) = tx
-                .query_row("SELECT key FROM tokens WHERE user_id = ?1", [user_id], |r| r.get(0))
+                .cached_row("SELECT key FROM tokens WHERE user_id = ?1", [user_id], |r| r.get(0))
                 .optional()?
             {
                 return Ok(k);
@@ -247,7 +296,7 @@ impl Engine {
             if !valid_email(&email) {
                 f.fail("email", "Enter a valid email address.");
             } else if self.db.with(|c| {
-                Ok(c.query_row(
+                Ok(c.cached_row(
                     "SELECT EXISTS(SELECT 1 FROM users WHERE email = ?1 COLLATE NOCASE)",
                     [&email],
                     |r| r.get::<_, bool>(0),
@@ -296,7 +345,7 @@ impl Engine {
             (Some(u), _) => self.db.with(|c| user_by_name(c, &u))?,
             (None, Some(e)) => self.db.with(|c| {
                 let name: Option<String> = c
-                    .query_row("SELECT username FROM users WHERE email = ?1 COLLATE NOCASE", [&e], |r| r.get(0))
+                    .cached_row("SELECT username FROM users WHERE email = ?1 COLLATE NOCASE", [&e], |r| r.get(0))
                     .optional()?;
                 match name {
                     Some(n) => user_by_name(c, &n),
@@ -385,7 +434,7 @@ impl Engine {
     fn reset_token(&self, user_id: i64) -> Result<Option<String>> {
         use sha2::Digest;
         let hash: Option<String> = self.db.with(|c| {
-            Ok(c.query_row("SELECT password FROM users WHERE id = ?1", [user_id], |r| r.get(0))
+            Ok(c.cached_row("SELECT password FROM users WHERE id = ?1", [user_id], |r| r.get(0))
                 .optional()?)
         })?;
         Ok(hash.map(|h| {
@@ -404,7 +453,7 @@ impl Engine {
         f.finish()?;
         let email = email.unwrap_or_default();
         let ids: Vec<i64> = self.db.with(|c| {
-            let mut st = c.prepare("SELECT id FROM users WHERE email = ?1 COLLATE NOCASE AND is_active = 1")?;
+            let mut st = c.prepare_cached("SELECT id FROM users WHERE email = ?1 COLLATE NOCASE AND is_active = 1")?;
             let rows = st.query_map([&email], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
             Ok(rows)
         })?;
@@ -445,7 +494,7 @@ impl Engine {
     /// GET /users/ — all users for a superuser, else only the caller; newest first.
     pub fn list_users(&self, ctx: &Ctx) -> Result<Vec<UserOut>> {
         let users = self.db.with(|c| {
-            let mut st = c.prepare(&format!("SELECT {USER_COLS} FROM users ORDER BY date_joined DESC, id DESC"))?;
+            let mut st = c.prepare_cached(&format!("SELECT {USER_COLS} FROM users ORDER BY date_joined DESC, id DESC"))?;
             let rows = st.query_map([], user_row)?.collect::<rusqlite::Result<Vec<User>>>()?;
             Ok(rows)
         })?;

@@ -1,10 +1,13 @@
 //! The state database: one SQLite database (WAL mode) under the data directory, with
 //! versioned migrations applied at open. All access goes through `Db::with` /
-//! `Db::tx`, which serialise use of the single connection.
+//! `Db::tx`, which serialise use of the single connection. Reads go through the connection's
+//! statement cache ([`Cached`]): every API request authenticates, checks a project and loads
+//! a resource, and compiling that SQL anew each time cost more than running it.
 use super::error::Result;
-use rusqlite::{Connection, Transaction};
+use rusqlite::{Connection, Params, Row, Transaction};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Schema migrations, applied in order; `PRAGMA user_version` records how many ran.
 const MIGRATIONS: &[&str] = &[
@@ -93,32 +96,71 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE tasks ADD COLUMN params TEXT NOT NULL DEFAULT '{}';",
 ];
 
+/// Statements prepared once per connection and kept in its cache.
+pub trait Cached {
+    /// `query_row` through the statement cache.
+    fn cached_row<T, P: Params, F: FnOnce(&Row<'_>) -> rusqlite::Result<T>>(&self, sql: &str, params: P, f: F) -> rusqlite::Result<T>;
+}
+
+impl Cached for Connection {
+    fn cached_row<T, P: Params, F: FnOnce(&Row<'_>) -> rusqlite::Result<T>>(&self, sql: &str, params: P, f: F) -> rusqlite::Result<T> {
+        self.prepare_cached(sql)?.query_row(params, f)
+    }
+}
+
+/// Statements the cache keeps: the fixed queries of the engine, with room for list queries
+/// whose filters vary.
+const STATEMENT_CACHE: usize = 128;
+
 pub struct Db {
     conn: Mutex<Connection>,
+    /// Counts the changes of rows of the accounts tables (users, tokens, sessions) made through
+    /// this connection, so that what was read from them can be known to be current.
+    accounts_version: Arc<AtomicU64>,
 }
+
+/// The tables whose changes [`Db::accounts_version`] counts.
+const ACCOUNTS_TABLES: [&str; 3] = ["users", "tokens", "sessions"];
 
 impl Db {
     /// Open (creating if needed) the database at `path` and bring its schema up to date.
     pub fn open(path: &Path) -> Result<Db> {
-        let conn = Connection::open(path)?;
+        let mut conn = Connection::open(path)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        let db = Db { conn: Mutex::new(conn) };
+        let accounts_version = Arc::new(AtomicU64::new(0));
+        let counter = accounts_version.clone();
+        conn.update_hook(Some(move |_, _: &str, table: &str, _| {
+            if ACCOUNTS_TABLES.contains(&table) {
+                counter.fetch_add(1, Ordering::SeqCst);
+            }
+        }))?;
+        let db = Db {
+            conn: Mutex::new(conn),
+            accounts_version,
+        };
         db.migrate()?;
         Ok(db)
     }
 
     fn migrate(&self) -> Result<()> {
         self.tx(|tx| {
-            let done: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+            let done: i64 = tx.cached_row("PRAGMA user_version", [], |r| r.get(0))?;
             for (i, sql) in MIGRATIONS.iter().enumerate().skip(done as usize) {
                 tx.execute_batch(sql)?;
                 tx.pragma_update(None, "user_version", (i + 1) as i64)?;
             }
             Ok(())
         })
+    }
+
+    /// The number of row changes made to the accounts tables so far. Read inside [`Db::with`]
+    /// it belongs to what that call reads: a change after it gives a larger number.
+    pub fn accounts_version(&self) -> u64 {
+        self.accounts_version.load(Ordering::SeqCst)
     }
 
     /// Run `f` with the connection (no transaction).

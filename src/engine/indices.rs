@@ -2,6 +2,7 @@
 //! which indices a project may use, documents (`/projects/{pk}/elastic/documents/`), and the
 //! project search actions (`search`, `search_by_query`, `scroll`, `get_facts`). The store
 //! itself is a `search::SearchBackend`.
+use super::db::Cached;
 use super::error::{Error, Result};
 use super::pytext::repr_list as py_list;
 use super::search::{self, Doc, Hit, NameRuleOrder, SearchError};
@@ -178,7 +179,7 @@ impl Engine {
                 let id = self.register_index(name)?;
                 let open: bool = self
                     .db
-                    .with(|c| Ok(c.query_row("SELECT is_open FROM indices WHERE id = ?1", [id], |r| r.get(0))?))?;
+                    .with(|c| Ok(c.cached_row("SELECT is_open FROM indices WHERE id = ?1", [id], |r| r.get(0))?))?;
                 Ok(self.index_out(ctx, id, name.clone(), open))
             })
             .collect()
@@ -210,7 +211,7 @@ impl Engine {
             self.register_index(&name)?;
         }
         let rows: Vec<(i64, String, bool)> = self.db.with(|c| {
-            let mut st = c.prepare("SELECT id, name, is_open FROM indices ORDER BY id")?;
+            let mut st = c.prepare_cached("SELECT id, name, is_open FROM indices ORDER BY id")?;
             let rows = st
                 .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
                 .collect::<rusqlite::Result<Vec<_>>>()?;

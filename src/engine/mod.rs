@@ -95,6 +95,8 @@ pub struct Engine {
     runner: tasks::TaskRunner,
     sys: Mutex<sysinfo::System>,
     matchers: regex_taggers::MatcherCache,
+    /// Recently accepted tokens (`Engine::known_token`).
+    tokens: accounts::TokenCache,
     /// One edit of a resource at a time (`Engine::edit_resource`).
     edits: resources::EditLocks,
     /// Loaded trained models (taggers, embeddings, neural taggers).
@@ -126,6 +128,7 @@ impl Engine {
             db,
             sys: Mutex::new(sys),
             matchers: Default::default(),
+            tokens: Default::default(),
             edits: Default::default(),
             models: Default::default(),
             mlp: OnceLock::new(),

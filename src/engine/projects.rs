@@ -1,4 +1,5 @@
 //! Projects: membership, the per-project permission rules, and the project resource.
+use super::db::Cached;
 use super::error::{Error, Result, NO_PERMISSION};
 use super::validate::{Form, List, Mode, Str};
 use super::{Ctx, Engine};
@@ -71,12 +72,12 @@ struct ProjectFields {
 impl Engine {
     fn project_exists(&self, pk: i64) -> Result<bool> {
         self.db
-            .with(|c| Ok(c.query_row("SELECT EXISTS(SELECT 1 FROM projects WHERE id = ?1)", [pk], |r| r.get(0))?))
+            .with(|c| Ok(c.cached_row("SELECT EXISTS(SELECT 1 FROM projects WHERE id = ?1)", [pk], |r| r.get(0))?))
     }
 
     fn is_member(&self, pk: i64, user_id: i64) -> Result<bool> {
         self.db.with(|c| {
-            Ok(c.query_row(
+            Ok(c.cached_row(
                 "SELECT EXISTS(SELECT 1 FROM project_users WHERE project_id = ?1 AND user_id = ?2)",
                 [pk, user_id],
                 |r| r.get(0),
@@ -106,7 +107,7 @@ impl Engine {
 
     fn render_project(&self, ctx: &Ctx, pk: i64) -> Result<ProjectOut> {
         let (title, author): (String, Option<String>) = self.db.with(|c| {
-            Ok(c.query_row(
+            Ok(c.cached_row(
                 "SELECT p.title, u.username FROM projects p LEFT JOIN users u ON u.id = p.author_id WHERE p.id = ?1",
                 [pk],
                 |r| Ok((r.get(0)?, r.get(1)?)),
@@ -142,7 +143,7 @@ impl Engine {
 
     fn project_user_ids(&self, pk: i64) -> Result<Vec<i64>> {
         self.db.with(|c| {
-            let mut st = c.prepare("SELECT user_id FROM project_users WHERE project_id = ?1 ORDER BY user_id")?;
+            let mut st = c.prepare_cached("SELECT user_id FROM project_users WHERE project_id = ?1 ORDER BY user_id")?;
             let ids = st.query_map([pk], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
             Ok(ids)
         })
@@ -151,7 +152,7 @@ impl Engine {
     /// Names of the project's open indices, ascending index id.
     pub fn project_indices(&self, pk: i64) -> Result<Vec<String>> {
         self.db.with(|c| {
-            let mut st = c.prepare(
+            let mut st = c.prepare_cached(
                 "SELECT i.name FROM project_indices pi JOIN indices i ON i.id = pi.index_id WHERE pi.project_id = ?1 AND i.is_open = 1 ORDER BY i.id",
             )?;
             let names = st.query_map([pk], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>()?;
@@ -174,7 +175,7 @@ impl Engine {
     pub fn register_index(&self, name: &str) -> Result<i64> {
         self.db.with(|c| {
             c.execute("INSERT OR IGNORE INTO indices (name) VALUES (?1)", [name])?;
-            Ok(c.query_row("SELECT id FROM indices WHERE name = ?1", [name], |r| r.get(0))?)
+            Ok(c.cached_row("SELECT id FROM indices WHERE name = ?1", [name], |r| r.get(0))?)
         })
     }
 
@@ -280,7 +281,7 @@ impl Engine {
                    AND instr(lower(p.title), lower(?3)) > 0
                  ORDER BY {order}"
             );
-            let mut st = c.prepare(&sql)?;
+            let mut st = c.prepare_cached(&sql)?;
             let ids = st
                 .query_map(params![ctx.user.is_superuser, ctx.user.id, title], |r| r.get(0))?
                 .collect::<rusqlite::Result<Vec<i64>>>()?;

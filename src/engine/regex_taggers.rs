@@ -1,6 +1,7 @@
 //! Regex taggers and regex tagger groups as project resources: validation, storage,
 //! the compiled-matcher cache, and the tagging operations. Matching itself lives in
 //! `regex_tagger` (the engine module this file wires to the store).
+use super::db::Cached;
 use super::error::{Error, Result};
 use super::kinds::ResourceKind;
 use super::lines::{Sparse, SparseLine};
@@ -478,7 +479,7 @@ impl Engine {
     pub fn project_of(&self, ctx: &Ctx, kind: Kind, id: i64) -> Result<i64> {
         let pk: Option<i64> = self.db.with(|c| {
             use rusqlite::OptionalExtension;
-            Ok(c.query_row(
+            Ok(c.cached_row(
                 "SELECT project_id FROM resources WHERE kind = ?1 AND id = ?2",
                 rusqlite::params![kind.tag(), id],
                 |r| r.get(0),

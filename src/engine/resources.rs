@@ -1,6 +1,7 @@
 //! Generic storage of project resources (a description, a JSON configuration, an
 //! optional task) and the list conventions every collection shares: pagination,
 //! ordering and filtering exactly as the reference's DRF views do them.
+use super::db::Cached;
 use super::error::{Error, Result};
 use super::{Ctx, Engine};
 use rusqlite::{params, OptionalExtension};
@@ -165,7 +166,7 @@ impl Engine {
                 "INSERT INTO sequences (kind, last) VALUES (?1, 1) ON CONFLICT(kind) DO UPDATE SET last = last + 1",
                 [kind.tag()],
             )?;
-            let id: i64 = tx.query_row("SELECT last FROM sequences WHERE kind = ?1", [kind.tag()], |r| r.get(0))?;
+            let id: i64 = tx.cached_row("SELECT last FROM sequences WHERE kind = ?1", [kind.tag()], |r| r.get(0))?;
             tx.execute(
                 "INSERT INTO resources (kind, id, project_id, author_id, description, config) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 params![kind.tag(), id, project, ctx.user.id, description, config.to_string()],
@@ -185,7 +186,7 @@ impl Engine {
     pub fn resource(&self, kind: Kind, project: i64, id: i64) -> Result<Resource> {
         self.db
             .with(|c| {
-                Ok(c.query_row(
+                Ok(c.cached_row(
                     &format!("SELECT {COLS} FROM resources r LEFT JOIN users u ON u.id = r.author_id WHERE r.kind = ?1 AND r.project_id = ?2 AND r.id = ?3"),
                     params![kind.tag(), project, id],
                     row,
@@ -198,7 +199,7 @@ impl Engine {
     /// Whether a resource of `kind` with this id exists in any project.
     pub fn resource_exists(&self, kind: Kind, id: i64) -> Result<bool> {
         self.db.with(|c| {
-            Ok(c.query_row(
+            Ok(c.cached_row(
                 "SELECT EXISTS(SELECT 1 FROM resources WHERE kind = ?1 AND id = ?2)",
                 params![kind.tag(), id],
                 |r| r.get(0),
@@ -218,7 +219,7 @@ impl Engine {
     /// All resources of `kind` in `project`, ascending id.
     pub fn all_resources(&self, kind: Kind, project: i64) -> Result<Vec<Resource>> {
         self.db.with(|c| {
-            let mut st = c.prepare(&format!(
+            let mut st = c.prepare_cached(&format!(
                 "SELECT {COLS} FROM resources r LEFT JOIN users u ON u.id = r.author_id WHERE r.kind = ?1 AND r.project_id = ?2 ORDER BY r.id"
             ))?;
             let rows = st.query_map(params![kind.tag(), project], row)?.collect::<rusqlite::Result<Vec<_>>>()?;
@@ -246,7 +247,7 @@ impl Engine {
         let filter = query.get("description").cloned().unwrap_or_default();
         let status = query.get("task_status").cloned().unwrap_or_default();
         let all: Vec<Resource> = self.db.with(|c| {
-            let mut st = c.prepare(&format!(
+            let mut st = c.prepare_cached(&format!(
                 "SELECT {COLS} FROM resources r LEFT JOIN users u ON u.id = r.author_id
                  WHERE r.kind = ?1 AND r.project_id = ?2 AND instr(lower(r.description), lower(?3)) > 0
                    AND (?4 = '' OR EXISTS (SELECT 1 FROM tasks t WHERE t.id = r.task_id AND t.status = ?4))
@@ -304,7 +305,7 @@ impl Engine {
             let (mut n, mut tasks) = (0, 0);
             for id in ids {
                 let row: Option<Option<i64>> = tx
-                    .query_row(
+                    .cached_row(
                         "SELECT task_id FROM resources WHERE kind = ?1 AND project_id = ?2 AND id = ?3",
                         params![kind.tag(), project, id],
                         |r| r.get(0),
@@ -352,7 +353,7 @@ impl Engine {
     /// Member ids (of `member_kind`) of a group, ascending.
     pub fn members(&self, owner: (Kind, i64), member_kind: Kind) -> Result<Vec<i64>> {
         self.db.with(|c| {
-            let mut st = c.prepare(
+            let mut st = c.prepare_cached(
                 "SELECT member_id FROM resource_members WHERE owner_kind = ?1 AND owner_id = ?2 AND member_kind = ?3 ORDER BY member_id",
             )?;
             let ids = st
@@ -365,7 +366,7 @@ impl Engine {
     /// Groups (of `owner_kind`) containing `member`: `(id, description)`, ascending id.
     pub fn owners(&self, member: (Kind, i64), owner_kind: Kind) -> Result<Vec<(i64, String)>> {
         self.db.with(|c| {
-            let mut st = c.prepare(
+            let mut st = c.prepare_cached(
                 "SELECT r.id, r.description FROM resource_members m JOIN resources r ON r.kind = m.owner_kind AND r.id = m.owner_id
                  WHERE m.member_kind = ?1 AND m.member_id = ?2 AND m.owner_kind = ?3 ORDER BY r.id",
             )?;

@@ -3,7 +3,7 @@
 //! on a bounded worker pool off the request runtime and reports into its row through a
 //! `TaskHandle`. Tasks found unfinished at start-up were interrupted and are marked failed;
 //! a failed task can be retried from what its row holds (`Engine::retry_task`).
-use super::db::Db;
+use super::db::{Cached, Db};
 use super::error::{Error, Result};
 use super::{clock, Ctx, Engine};
 use rusqlite::{params, OptionalExtension, Row};
@@ -163,7 +163,7 @@ fn row(r: &Row) -> rusqlite::Result<TaskInfo> {
 
 fn load(db: &Db, id: i64) -> Result<Option<TaskInfo>> {
     db.with(|c| {
-        Ok(c.query_row(&format!("SELECT {COLS} FROM tasks WHERE id = ?1"), [id], row)
+        Ok(c.cached_row(&format!("SELECT {COLS} FROM tasks WHERE id = ?1"), [id], row)
             .optional()?)
     })
 }
@@ -230,7 +230,7 @@ impl TaskHandle {
     pub fn add_error(&self, msg: &str) -> Result<()> {
         let errors: String = self
             .db
-            .with(|c| Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [self.id], |r| r.get(0))?))?;
+            .with(|c| Ok(c.cached_row("SELECT errors FROM tasks WHERE id = ?1", [self.id], |r| r.get(0))?))?;
         self.update(
             "UPDATE tasks SET errors = ?1 WHERE id = ?2",
             params![push_error(&errors, msg), self.id],
@@ -248,7 +248,7 @@ impl TaskHandle {
     fn fail(&self, msg: &str) -> Result<()> {
         let errors: String = self
             .db
-            .with(|c| Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [self.id], |r| r.get(0))?))?;
+            .with(|c| Ok(c.cached_row("SELECT errors FROM tasks WHERE id = ?1", [self.id], |r| r.get(0))?))?;
         let now = clock::now();
         self.update(
             "UPDATE tasks SET status = ?1, errors = ?2, last_update = ?3, time_completed = ?3 WHERE id = ?4",
@@ -299,14 +299,14 @@ impl Engine {
     pub(super) fn fail_interrupted_tasks(&self) -> Result<()> {
         let now = clock::now();
         let ids: Vec<i64> = self.db.with(|c| {
-            let mut st = c.prepare(&format!("SELECT id FROM tasks WHERE status IN {}", TaskStatus::active_sql()))?;
+            let mut st = c.prepare_cached(&format!("SELECT id FROM tasks WHERE status IN {}", TaskStatus::active_sql()))?;
             let ids = st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
             Ok(ids)
         })?;
         for id in ids {
             let errors: String = self
                 .db
-                .with(|c| Ok(c.query_row("SELECT errors FROM tasks WHERE id = ?1", [id], |r| r.get(0))?))?;
+                .with(|c| Ok(c.cached_row("SELECT errors FROM tasks WHERE id = ?1", [id], |r| r.get(0))?))?;
             self.db.with(|c| {
                 c.execute(
                     "UPDATE tasks SET status = ?1, errors = ?2, last_update = ?3, time_completed = ?3 WHERE id = ?4",
@@ -380,7 +380,7 @@ impl Engine {
     /// Tasks visible to the caller (all for superusers, else those of their projects).
     pub fn list_tasks(&self, ctx: &Ctx) -> Result<Vec<TaskInfo>> {
         self.db.with(|c| {
-            let mut st = c.prepare(&format!(
+            let mut st = c.prepare_cached(&format!(
                 "SELECT {COLS} FROM tasks t WHERE ?1 OR EXISTS(SELECT 1 FROM project_users m WHERE m.project_id = t.project_id AND m.user_id = ?2) ORDER BY id"
             ))?;
             let rows = st.query_map(params![ctx.user.is_superuser, ctx.user.id], row)?.collect::<rusqlite::Result<Vec<_>>>()?;
@@ -412,7 +412,7 @@ impl Engine {
         self.check_project_access(ctx, pk)?;
         let stored: String = self
             .db
-            .with(|c| Ok(c.query_row("SELECT params FROM tasks WHERE id = ?1", [id], |r| r.get(0))?))?;
+            .with(|c| Ok(c.cached_row("SELECT params FROM tasks WHERE id = ?1", [id], |r| r.get(0))?))?;
         let kind: TaskKind = serde_json::from_str(&stored).map_err(|_| {
             Error::BadRequest(format!(
                 "Task {id} was stored by an older ta without its parameters; start it anew."
@@ -458,7 +458,7 @@ impl Engine {
     /// Number of tasks not yet finished (health).
     pub fn active_tasks(&self) -> Result<i64> {
         self.db.with(|c| {
-            Ok(c.query_row(
+            Ok(c.cached_row(
                 &format!("SELECT COUNT(*) FROM tasks WHERE status IN {}", TaskStatus::active_sql()),
                 [],
                 |r| r.get(0),

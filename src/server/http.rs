@@ -95,19 +95,8 @@ pub const SESSION_COOKIE: &str = "sessionid";
 /// Resolve credentials: `Token` header first, then the session cookie. Bad tokens are
 /// errors on every endpoint, open ones included.
 pub fn resolve_caller(engine: &Engine, headers: &HeaderMap) -> Result<Caller, Error> {
-    if let Some(auth) = headers.get(header::AUTHORIZATION) {
-        let raw = String::from_utf8_lossy(auth.as_bytes()).to_string();
-        let mut parts = raw.split_whitespace();
-        if parts.next().is_some_and(|k| k.eq_ignore_ascii_case("token")) {
-            let rest: Vec<&str> = parts.collect();
-            return match rest.as_slice() {
-                [] => Err(Error::Forbidden("Invalid token header. No credentials provided.".into())),
-                [key] => engine.authenticate_token(key).map(Caller::User),
-                _ => Err(Error::Forbidden(
-                    "Invalid token header. Token string should not contain spaces.".into(),
-                )),
-            };
-        }
+    if let Some(key) = token_key(headers) {
+        return engine.authenticate_token(&key?).map(Caller::User);
     }
     if let Some(key) = session_key(headers) {
         if let Some(u) = engine.authenticate_session(&key)? {
@@ -115,6 +104,36 @@ pub fn resolve_caller(engine: &Engine, headers: &HeaderMap) -> Result<Caller, Er
         }
     }
     Ok(Caller::Anonymous)
+}
+
+/// The caller where [`resolve_caller`] needs no database read: a request without credentials,
+/// or a token the engine accepted moments ago (`Engine::known_token`). Memory only, so the
+/// front layer calls it on the async runtime.
+pub fn known_caller(engine: &Engine, headers: &HeaderMap) -> Option<Caller> {
+    match token_key(headers) {
+        Some(Ok(key)) => engine.known_token(&key).map(Caller::User),
+        Some(Err(_)) => None,
+        None => session_key(headers).is_none().then_some(Caller::Anonymous),
+    }
+}
+
+/// The key of a `Token` authorization header: `None` without one, an error (DRF's message)
+/// when it is malformed.
+fn token_key(headers: &HeaderMap) -> Option<Result<String, Error>> {
+    let auth = headers.get(header::AUTHORIZATION)?;
+    let raw = String::from_utf8_lossy(auth.as_bytes());
+    let mut parts = raw.split_whitespace();
+    if !parts.next().is_some_and(|k| k.eq_ignore_ascii_case("token")) {
+        return None;
+    }
+    let rest: Vec<&str> = parts.collect();
+    Some(match rest.as_slice() {
+        [] => Err(Error::Forbidden("Invalid token header. No credentials provided.".into())),
+        [key] => Ok(key.to_string()),
+        _ => Err(Error::Forbidden(
+            "Invalid token header. Token string should not contain spaces.".into(),
+        )),
+    })
 }
 
 /// The session key from the `Cookie` header, if any.

@@ -16,7 +16,7 @@ use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use http::{blocking, json_response, resolve_caller, ApiError, AppState, Caller};
+use http::{blocking, json_response, known_caller, resolve_caller, ApiError, AppState, Caller};
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -127,8 +127,14 @@ async fn answer(state: &AppState, mut req: Request, next: Next, path: &str) -> R
     if too_big {
         return ApiError::from(too_big_error).into_response();
     }
-    let headers = req.headers().clone();
-    let caller = match blocking(state, move |e| resolve_caller(e, &headers)).await {
+    let caller = match known_caller(state, req.headers()) {
+        Some(caller) => Ok(caller),
+        None => {
+            let headers = req.headers().clone();
+            blocking(state, move |e| resolve_caller(e, &headers)).await
+        }
+    };
+    let caller = match caller {
         Ok(c) => c,
         // A bad token on a path that does not exist: the path's 404 comes first.
         Err(_) if api_path(path).is_some_and(|p| metadata::methods(p).is_empty()) => return not_found().await,
