@@ -28,6 +28,7 @@ use super::backend::{Result, SearchError};
 use super::block_join::BlockJoin;
 use super::date_math;
 use super::mapping::FACTS_FIELD;
+use super::wildcard::{Wildcard, WildcardQuery};
 
 /// Schema fields of an embedded index.
 #[derive(Debug, Clone, Copy)]
@@ -48,6 +49,8 @@ pub struct StoreFields {
 
 pub const KIND_DOC: &str = "d";
 pub const KIND_FACT: &str = "f";
+/// Elasticsearch's `index.max_regex_length`: the longest `regexp` value, in characters.
+const MAX_REGEX_LENGTH: usize = 1000;
 
 /// What a translation needs: the schema, a searcher (nested queries resolve their fact
 /// documents eagerly), the text analyzer and the text paths for field-less queries.
@@ -105,15 +108,16 @@ impl DslContext<'_> {
             "range" => self.per_field(name, body, "", |ctx, path, opts| ctx.range(path, opts)),
             "exists" => self.exists(body),
             "prefix" => self.per_field(name, body, "value", |ctx, path, opts| {
-                ctx.pattern(path, &escape_regex(required_str(opts, "value")?), true)
+                let value = required_str(opts, "value")?;
+                Ok(ctx.wildcard(path, |prefix| Wildcard::prefix(prefix, value)))
             }),
             "wildcard" => self.per_field(name, body, "value", |ctx, path, opts| {
                 let value = opts.get("wildcard").or_else(|| opts.get("value"));
                 let value = value.and_then(Value::as_str).ok_or_else(|| bad("wildcard needs a string value"))?;
-                ctx.pattern(path, &wildcard_to_regex(value), false)
+                Ok(ctx.wildcard(path, |prefix| Wildcard::new(prefix, value)))
             }),
             "regexp" => self.per_field(name, body, "value", |ctx, path, opts| {
-                ctx.pattern(path, required_str(opts, "value")?, false)
+                ctx.regexp(path, required_str(opts, "value")?)
             }),
             "query_string" => self.query_string(as_object(name, body)?),
             "simple_query_string" => self.simple_query_string(as_object(name, body)?),
@@ -265,14 +269,14 @@ impl DslContext<'_> {
             other => return self.term(path, other),
         };
         if target.keyword {
-            return self.pattern(path, &escape_regex(text), true);
+            return Ok(self.wildcard(path, |prefix| Wildcard::prefix(prefix, text)));
         }
         let words = self.words(&target, text);
         let terms: Vec<Term> = words.iter().map(|w| self.text_term(&target, w)).collect();
         let expansions = opts.get("max_expansions").and_then(Value::as_u64).unwrap_or(50);
         Ok(match words.as_slice() {
             [] => Box::new(EmptyQuery),
-            [word] => self.pattern(path, &escape_regex(word), true)?,
+            [word] => self.wildcard(path, |prefix| Wildcard::prefix(prefix, word)),
             _ => {
                 let mut query = PhrasePrefixQuery::new(terms);
                 query.set_max_expansions(u32::try_from(expansions).unwrap_or(u32::MAX));
@@ -384,7 +388,7 @@ impl DslContext<'_> {
             .ok_or_else(|| bad("exists needs a field"))?;
         let target = Target::of(path);
         let field = if target.keyword { self.fields.kw } else { self.fields.text };
-        let pattern = format!("(?s){}(\\x01.*)?\\x00s.*", json_path_regex(field, &target.path));
+        let pattern = format!("(?s){}(\\x01.*)?\\x00s.*", bytes_regex(&json_path_bytes(field, &target.path)));
         let strings = regex_query(&pattern, field)?;
         let typed = ExistsQuery::new(format!("kw.{}", target.path), true);
         Ok(Box::new(ConstScoreQuery::new(
@@ -393,14 +397,35 @@ impl DslContext<'_> {
         )))
     }
 
-    /// prefix / wildcard / regexp: `regex` must match a whole indexed string value (a token
-    /// for text fields, the whole value for keyword fields).
-    fn pattern(&self, path: &str, regex: &str, is_prefix: bool) -> Result<Q> {
+    /// The field of a path's strings and the term prefix their values follow (the JSON path,
+    /// then the string type marker).
+    fn string_terms(&self, path: &str) -> (Field, Vec<u8>) {
         let target = Target::of(path);
         let field = if target.keyword { self.fields.kw } else { self.fields.text };
-        let suffix = if is_prefix { ".*" } else { "" };
-        let pattern = format!("(?s){}\\x00s(?:{regex}){suffix}", json_path_regex(field, &target.path));
-        regex_query(&pattern, field)
+        let mut prefix = json_path_bytes(field, &target.path);
+        prefix.extend_from_slice(b"\x00s");
+        (field, prefix)
+    }
+
+    /// prefix / wildcard: the automaton `make` builds for the term prefix must match a whole
+    /// indexed string value (a token for text fields, the whole value for keyword fields).
+    fn wildcard(&self, path: &str, make: impl FnOnce(&[u8]) -> Wildcard) -> Q {
+        let (field, prefix) = self.string_terms(path);
+        Box::new(ConstScoreQuery::new(Box::new(WildcardQuery::new(field, make(&prefix))), 1.0))
+    }
+
+    /// regexp: `regex` must match a whole indexed string value; longer than Elasticsearch's
+    /// `index.max_regex_length` (1000) is refused with its message.
+    fn regexp(&self, path: &str, regex: &str) -> Result<Q> {
+        let length = regex.chars().count();
+        if length > MAX_REGEX_LENGTH {
+            return Err(bad(format!(
+                "The length of regex [{length}] used in the Regexp Query request has exceeded the allowed maximum of \
+                 [{MAX_REGEX_LENGTH}]. This maximum can be set by changing the [index.max_regex_length] index level setting."
+            )));
+        }
+        let (field, prefix) = self.string_terms(path);
+        regex_query(&format!("(?s){}(?:{regex})", bytes_regex(&prefix)), field)
     }
 
     fn ids(&self, body: &Value) -> Result<Q> {
@@ -607,7 +632,7 @@ impl DslContext<'_> {
                 if let Some(phrase) = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
                     self.phrase(path, &single("query", phrase))
                 } else if value.contains(['*', '?']) {
-                    self.pattern(path, &wildcard_to_regex(&value.to_lowercase()), false)
+                    Ok(self.wildcard(path, |prefix| Wildcard::new(prefix, &value.to_lowercase())))
                 } else {
                     self.match_query(path, &single("query", value))
                 }
@@ -757,16 +782,22 @@ fn regex_query(pattern: &str, field: Field) -> Result<Q> {
         .map_err(|e| bad(format!("invalid pattern: {e}")))
 }
 
-/// Regex matching the term-dictionary prefix of a JSON path (segments joined by `\x01`).
-fn json_path_regex(field: Field, path: &str) -> String {
+/// The term-dictionary prefix of a JSON path (segments joined by `\x01`).
+fn json_path_bytes(field: Field, path: &str) -> Vec<u8> {
     let term = Term::from_field_json_path(field, path, true);
     let bytes = term.serialized_value_bytes();
-    let path_bytes = &bytes[..bytes.len().saturating_sub(1)];
-    String::from_utf8_lossy(path_bytes)
-        .split('\u{1}')
-        .map(escape_regex)
-        .collect::<Vec<_>>()
-        .join("\\x01")
+    bytes[..bytes.len().saturating_sub(1)].to_vec()
+}
+
+/// A regex matching exactly these term bytes (segments between `\x00`/`\x01` separators escaped).
+fn bytes_regex(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes)
+        .split_inclusive(['\u{0}', '\u{1}'])
+        .map(|part| match part.strip_suffix(['\u{0}', '\u{1}']) {
+            Some(text) => format!("{}\\x{:02x}", escape_regex(text), part.as_bytes()[part.len() - 1]),
+            None => escape_regex(part),
+        })
+        .collect()
 }
 
 /// Escapes regex metacharacters.
@@ -779,11 +810,6 @@ pub fn escape_regex(text: &str) -> String {
         out.push(c);
     }
     out
-}
-
-/// Elasticsearch wildcard (`*`, `?`) to a tantivy term regex.
-fn wildcard_to_regex(pattern: &str) -> String {
-    wildcard_with(pattern, escape_regex)
 }
 
 /// Elasticsearch wildcard (`*`, `?`) to regex, other characters through `escape`.

@@ -21,6 +21,7 @@ pub mod source;
 mod store_doc;
 pub mod tantivy_store;
 mod tokenizer;
+mod wildcard;
 
 #[cfg(test)]
 mod tests;

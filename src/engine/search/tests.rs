@@ -162,6 +162,11 @@ fn every_dsl_clause_finds_the_expected_documents() {
         (json!({"prefix": {"label.keyword": {"value": "tule"}}}), vec!["d2"]),
         (json!({"wildcard": {"text": {"value": "põ*ng"}}}), vec!["d2"]),
         (json!({"wildcard": {"label": "?uu"}}), vec!["d4"]),
+        (json!({"wildcard": {"text": "p?leng"}}), vec!["d2"]),
+        (json!({"wildcard": {"label.keyword": "tule*õ*"}}), vec!["d2"]),
+        (json!({"wildcard": {"label.keyword": "*"}}), vec!["d1", "d2", "d3", "d4"]),
+        (json!({"prefix": {"text": "põ"}}), vec!["d2"]),
+        (json!({"query_string": {"query": "PÕ?ENG", "fields": ["text"]}}), vec!["d2"]),
         (json!({"regexp": {"label": {"value": "tule.*"}}}), vec!["d2"]),
         (json!({"regexp": {"label": "k[i]+rabi"}}), vec!["d3"]),
         (json!({"query_string": {"query": "varas AND kinni"}}), vec!["d1"]),
@@ -234,6 +239,25 @@ fn unsupported_clauses_are_bad_queries_naming_the_clause() {
     assert!(matches!(&err, SearchError::BadQuery(m) if m.contains("geo_shape")), "{err}");
     let err = backend.search(&["nope".into()], &json!({})).unwrap_err();
     assert!(matches!(err, SearchError::IndexNotFound(name) if name == "nope"));
+    let err = backend
+        .count(&["corpus".into()], &json!({"regexp": {"label": "a".repeat(1001)}}))
+        .unwrap_err();
+    assert!(
+        matches!(&err, SearchError::BadQuery(m) if m == "The length of regex [1001] used in the Regexp Query request has exceeded the allowed maximum of [1000]. This maximum can be set by changing the [index.max_regex_length] index level setting."),
+        "{err}"
+    );
+}
+
+/// A long wildcard term costs time linear in its length per term byte (the fuzzer's input:
+/// as a regex, tantivy spent over a second building its automaton).
+#[test]
+fn long_wildcard_terms_answer_at_once() {
+    let (_dir, backend) = corpus_store("long-wildcard");
+    let query = format!("-~~~{}m{}*{}e{}aja", "%".repeat(60), "%".repeat(40), "%".repeat(50), "%".repeat(30));
+    let start = std::time::Instant::now();
+    let found = backend.count(&["corpus".into()], &json!({"simple_query_string": {"query": query}}));
+    assert!(found.is_ok(), "{found:?}");
+    assert!(start.elapsed() < std::time::Duration::from_millis(500), "{:?}", start.elapsed());
 }
 
 /// `more_like_this` keeps the text's terms that enough documents hold, scores documents by
