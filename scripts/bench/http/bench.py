@@ -41,8 +41,8 @@ def wrk(url, method, body, token, connections, seconds, work):
     out = subprocess.run(["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", script, url],
                          capture_output=True, text=True, check=True).stdout
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
-    p50 = to_ms(re.search(r"50%\s+(\S+)", out).group(1))
-    p99 = to_ms(re.search(r"99%\s+(\S+)", out).group(1))
+    p50 = to_ms(re.search(r"^\s*50%\s+(\S+)", out, re.M).group(1))
+    p99 = to_ms(re.search(r"^\s*99%\s+(\S+)", out, re.M).group(1))
     total = int(re.search(r"(\d+) requests in", out).group(1))
     errors = sum(int(n) for n in re.findall(r"(?:connect|read|write|timeout) (\d+)", out))
     bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
