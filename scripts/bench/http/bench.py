@@ -1,7 +1,8 @@
 """Driver of scripts/bench/http/run.sh: starts `ta serve` on a fresh data directory, creates what
 the requests need (a project with an index, a regex tagger, an anonymizer), then runs wrk against
 each endpoint at each concurrency and prints one table, the server's resident memory and the
-slow-client check."""
+slow-client check, then the resident memory of a fresh server over its first 10,000 and the next
+1,000,000 regex tag_text requests."""
 import argparse
 import json
 import os
@@ -65,6 +66,25 @@ def slow_client_check(host, port, url_path, token):
     return answer.startswith(b"HTTP/1.1 200"), waited
 
 
+def same_endpoint_memory(ta, path, method, body, work, target=1_000_000):
+    """A fresh server's resident memory after 10,000 requests to one endpoint (path after
+    /api/v1) and after `target` more (64 clients, wrk runs of 10 s until they add up);
+    returns (first MB, later MB, count)."""
+    served = ta.serve()
+    try:
+        url = f"http://{served.conn.host}:{served.conn.port}/api/v1{path}"
+        done = 0
+        while done < 10_000:
+            done += wrk(url, method, body, served.token, 16, 1, work)[3]
+        first = rss_mb(served.proc.pid)
+        done = 0
+        while done < target:
+            done += wrk(url, method, body, served.token, 64, 10, work)[3]
+        return first, rss_mb(served.proc.pid), done
+    finally:
+        served.stop()
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("ta"), p.add_argument("work")
@@ -113,10 +133,14 @@ def main():
         end = rss_mb(server.proc.pid)
         print(f"resident memory: {warm:.0f} MB after warm-up, {end:.0f} MB after {total} more requests "
               f"({(end - warm) / warm * 100:+.0f}%)")
+
         ok, waited = slow_client_check(host, port, f"/api/v1/projects/{pk}/regex_taggers/{tagger['id']}/tag_text/", server.token)
         print(f"slow client: another client answered {'200' if ok else 'NOT 200'} in {waited * 1000:.1f} ms while a body trickled")
     finally:
         server.stop()
+    first, later, n = same_endpoint_memory(ta, rows[0][2], rows[0][1], rows[0][3], a.work)
+    print(f"resident memory, regex tag_text alone on a fresh server: {first:.0f} MB after its first 10,000 requests, "
+          f"{later:.0f} MB after {n} more ({(later - first) / first * 100:+.0f}%)")
 
 
 if __name__ == "__main__":
