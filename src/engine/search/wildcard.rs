@@ -81,7 +81,7 @@ impl Wildcard {
         vec![0; (Self::bit(self.pieces.len(), 3) + 1).div_ceil(64)]
     }
 
-    /// Whether the whole of `text` matches (for tests and callers outside the index).
+    /// Whether the whole of `text` matches (the tests check the automaton against a regex).
     #[cfg(test)]
     fn matches(&self, text: &str) -> bool {
         let state = text.bytes().fold(self.start(), |s, b| self.accept(&s, b));
