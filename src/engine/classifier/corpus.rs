@@ -38,7 +38,6 @@ struct Chunk {
 impl Chunk {
     fn new(docs: std::ops::Range<usize>, tokens: &(impl Fn(usize, &mut dyn FnMut(&str)) + Sync)) -> Chunk {
         let mut ids: FxHashMap<String, u32> = FxHashMap::default();
-        let mut words = Vec::new();
         let (mut df, mut last_doc) = (Vec::new(), Vec::new());
         let docs = docs
             .map(|d| {
@@ -47,9 +46,8 @@ impl Chunk {
                     let id = match ids.get(t) {
                         Some(&id) => id,
                         None => {
-                            let id = words.len() as u32;
+                            let id = df.len() as u32;
                             ids.insert(t.to_owned(), id);
-                            words.push(t.to_owned());
                             df.push(0);
                             last_doc.push(usize::MAX);
                             id
@@ -64,6 +62,8 @@ impl Chunk {
                 doc
             })
             .collect();
+        let mut words = vec![String::new(); ids.len()];
+        ids.into_iter().for_each(|(word, id)| words[id as usize] = word);
         Chunk { words, docs, df }
     }
 }
