@@ -3,7 +3,7 @@
 # see fuzz/README.md). Runs one target or all of them, one after another, at low priority and
 # within fixed bounds, then prints each target's executions, exec/s and coverage (cov/ft).
 #
-#   scripts/check/fuzz.sh [--target T] [--time SECONDS] [--rss-mb MB] [--no-build]
+#   scripts/check/fuzz.sh [--target T] [--time SECONDS] [--rss-mb MB] [--no-build] [--keep-going]
 #
 # Bounds: -max_total_time=SECONDS (default 300) per target; -timeout=1 (any input running
 # over 1 s is a failure); -rss_limit_mb and -malloc_limit_mb = MB (default 2048; a larger
@@ -12,6 +12,9 @@
 # written to fuzz/artifacts/<target>/ and make the script exit non-zero.
 # The targets are built first (cargo fuzz build, into fuzz/target; --no-build runs the
 # binaries already there, so edits elsewhere in src/ do not start a rebuild of the crate).
+# --keep-going runs libFuzzer in fork mode: a timeout is written to the artifacts and fuzzing
+# goes on (for a machine that also runs other work, where a slow input may only be a starved
+# one: replay each artifact on an idle machine); a crash or OOM still stops the target.
 # Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,6 +22,7 @@ cd "$(dirname "$0")/../.."
 time=300
 rss_mb=2048
 build=1
+mode=()
 targets=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -26,7 +30,8 @@ while [ $# -gt 0 ]; do
         --time) time="$2"; shift 2 ;;
         --rss-mb) rss_mb="$2"; shift 2 ;;
         --no-build) build=0; shift ;;
-        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --keep-going) mode=(-fork=1 -ignore_timeouts=1 -ignore_ooms=0 -ignore_crashes=0); shift ;;
+        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "fuzz.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -47,7 +52,7 @@ for t in "${targets[@]}"; do
     status=0
     nice -n 15 "$bin/$t" "fuzz/work/$t" "fuzz/corpus/$t" -artifact_prefix="fuzz/artifacts/$t/" \
         -max_total_time="$time" -timeout=1 -rss_limit_mb="$rss_mb" -malloc_limit_mb="$rss_mb" \
-        -print_final_stats=1 >"$log" 2>&1 || status=$?
+        "${mode[@]}" -print_final_stats=1 >"$log" 2>&1 || status=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1 || true)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1 || true)
     rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1 || true)
