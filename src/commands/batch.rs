@@ -91,8 +91,12 @@ fn read_ahead() -> mpsc::Receiver<std::io::Result<Chunk>> {
     let (tx, rx) = mpsc::sync_channel(1);
     std::thread::spawn(move || {
         let mut input = std::io::stdin().lock();
+        let mut capacity = 0;
         loop {
-            let chunk = read_chunk(&mut input);
+            let chunk = read_chunk(&mut input, capacity);
+            if let Ok(c) = &chunk {
+                capacity = c.text.len();
+            }
             let done = matches!(&chunk, Ok(c) if c.ends.len() < CHUNK) || chunk.is_err();
             if tx.send(chunk).is_err() || done {
                 break;
@@ -105,8 +109,9 @@ fn read_ahead() -> mpsc::Receiver<std::io::Result<Chunk>> {
 /// Longest input line accepted (a guard against unbounded memory on input without newlines).
 const MAX_LINE: u64 = 64 << 20;
 
-fn read_chunk(input: &mut impl BufRead) -> std::io::Result<Chunk> {
-    let mut bytes = Vec::new();
+/// The next chunk; `capacity` is a guess at its size (the last chunk's), to spare regrowing.
+fn read_chunk(input: &mut impl BufRead, capacity: usize) -> std::io::Result<Chunk> {
+    let mut bytes = Vec::with_capacity(capacity);
     let mut ends = Vec::with_capacity(CHUNK);
     while ends.len() < CHUNK {
         let read = input.by_ref().take(MAX_LINE + 1).read_until(b'\n', &mut bytes)?;

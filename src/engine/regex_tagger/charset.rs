@@ -86,8 +86,9 @@ fn cased_chars() -> &'static str {
 const CACHE_CAPACITY: usize = 4096;
 
 /// The set of characters of `universe` matched by a `regex`-crate single-character pattern,
-/// cached by pattern (callers pass a universe that holds every character the pattern matches).
-fn set_for_pattern(pattern: &str, universe: &str) -> Arc<CharSet> {
+/// cached by pattern (callers pass a universe that holds every character the pattern matches;
+/// it is built only for a pattern whose ranges the parser does not resolve).
+fn set_for_pattern<U: AsRef<str>>(pattern: &str, universe: impl FnOnce() -> U) -> Arc<CharSet> {
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<CharSet>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(set) = cache.lock().unwrap().get(pattern) {
@@ -97,7 +98,7 @@ fn set_for_pattern(pattern: &str, universe: &str) -> Arc<CharSet> {
         Some(ranges) => CharSet::from_ranges(&ranges),
         None => {
             let re = regex::Regex::new(&format!("(?:{})+", pattern)).expect("emitted class is valid");
-            CharSet::from_chars(re.find_iter(universe).flat_map(|m| m.as_str().chars()).collect())
+            CharSet::from_chars(re.find_iter(universe().as_ref()).flat_map(|m| m.as_str().chars()).collect())
         }
     });
     let mut cache = cache.lock().unwrap();
@@ -130,21 +131,23 @@ fn class_ranges(pattern: &str) -> Option<Vec<(char, char)>> {
 pub fn class_set(class: &Class, ci: bool) -> Arc<CharSet> {
     let mut pattern = String::from(if ci { "(?i)" } else { "" });
     emit_class(class, &mut pattern);
-    set_for_pattern(&pattern, all_chars())
+    set_for_pattern(&pattern, all_chars)
 }
 
 /// The simple case-fold group of `c` (incl. the module's `İ`~`i`~`I` equivalence).
 pub fn fold_set(c: char) -> Arc<CharSet> {
     if matches!(c, 'i' | 'I' | '\u{130}') {
-        return set_for_pattern("[iI\u{130}]", cased_chars());
+        return set_for_pattern("[iI\u{130}]", cased_chars);
     }
     let pattern = format!("(?i:{})", regex::escape(&c.to_string()));
     if c.is_ascii() {
-        return set_for_pattern(&pattern, ascii_fold_universe());
+        return set_for_pattern(&pattern, ascii_fold_universe);
     }
-    let mut universe = String::from(c);
-    universe.push_str(cased_chars());
-    set_for_pattern(&pattern, &universe)
+    set_for_pattern(&pattern, || {
+        let mut universe = String::from(c);
+        universe.push_str(cased_chars());
+        universe
+    })
 }
 
 /// `\w` membership (Unicode, as the `regex` crate and the Python module define it).
@@ -153,7 +156,7 @@ pub fn is_word(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_alphanumeric() || c == '_';
     }
-    WORD.get_or_init(|| set_for_pattern(r"\w", all_chars())).contains(c)
+    WORD.get_or_init(|| set_for_pattern(r"\w", all_chars)).contains(c)
 }
 
 #[cfg(test)]

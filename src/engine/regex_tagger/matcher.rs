@@ -166,14 +166,17 @@ impl Matcher {
             return false;
         };
         let gap = strip(gap);
-        if !self.ignore_punctuation && gap.contains(['.', '!', '?']) {
+        // Words are counted only up to one past the slop (the gap may be most of a long
+        // text), and only a gap within the slop is looked at for sentence punctuation.
+        let Ok(slop) = usize::try_from(self.counter_slop) else {
             return false;
-        }
+        };
         let words = gap
             .split(is_space)
             .filter(|w| !w.is_empty() && !matches!(*w, "." | "!" | "?"))
+            .take(slop + 1)
             .count();
-        (words as i64) <= self.counter_slop
+        words <= slop && (self.ignore_punctuation || !gap.contains(['.', '!', '?']))
     }
 }
 

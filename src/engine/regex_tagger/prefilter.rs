@@ -5,11 +5,11 @@
 //! variants, at a known place: right at the match start (subword without return_fuzzy_match)
 //! or after the `(?:\s|\A)` context (prefix, exact). A leftmost-first Aho-Corasick automaton
 //! over all variants, in lexicon order, finds it: an unanchored search in the first case; in
-//! the second, anchored searches at the text start and after each whitespace character, in
-//! text order, skipping places whose first bytes (as many as the shortest spelling has, up
-//! to four) start no spelling. The automaton matches
-//! a superset of the entries' language (ASCII letters in either case, every other character
-//! its exact simple case-fold group), so no match can start before the place it reports.
+//! the second, anchored walks of the automaton at the text start and after each whitespace
+//! character, in text order, skipping places whose first bytes (as many as the shortest
+//! spelling has, up to four) start no spelling. The automaton matches a superset of the
+//! entries' language (ASCII letters in either case, every other character its exact simple
+//! case-fold group), so no match can start before the place it reports.
 //!
 //! When the automaton is exact (no case-sensitive ASCII letter in the lexicon) and what
 //! follows the entry is known (nothing, or `\w*`), the occurrence *is* the match: the
@@ -18,7 +18,9 @@
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, Anchored, Input, MatchKind, StartKind};
+use aho_corasick::automaton::Automaton;
+use aho_corasick::nfa::contiguous;
+use aho_corasick::{dfa, dfa::DFA, AhoCorasick, Anchored, Input, MatchKind, StartKind};
 
 use super::charset::{fold_set, CharSet};
 use super::syntax::Node;
@@ -56,16 +58,28 @@ pub enum Next {
 
 #[derive(Debug)]
 pub struct Prefilter {
-    /// Leftmost-first automaton over every spelling, in lexicon order; anchored searches only
-    /// for [`Context::Space`].
-    ac: AhoCorasick,
-    context: Context,
+    finder: Finder,
     /// Set when the automaton reports matches itself.
     tail: Option<Tail>,
     /// [`Context::Space`]: which starts of `key_len` bytes can begin a spelling, so most word
-    /// starts need no search.
+    /// starts need no walk.
     starts: StartSet,
 }
+
+/// Leftmost-first automata over every spelling, in lexicon order.
+#[derive(Debug)]
+enum Finder {
+    /// [`Context::None`]: unanchored searches.
+    Unanchored(AhoCorasick),
+    /// [`Context::Space`]: anchored walks at each place after whitespace that may start a
+    /// spelling, stepped here rather than through a search call per place. A DFA up to
+    /// [`MAX_DFA_VARIANTS`] spellings, the (smaller, slower) contiguous NFA past that.
+    Dfa(Box<DFA>),
+    Nfa(Box<contiguous::NFA>),
+}
+
+/// Most spellings the anchored automaton is a DFA for (about 2 MB of transitions).
+const MAX_DFA_VARIANTS: usize = 2_000;
 
 impl Prefilter {
     /// A prefilter for `body` (an unanchored lexicon alternation), if every alternative is a
@@ -81,18 +95,32 @@ impl Prefilter {
             }
             expand(seq, &mut String::new(), &mut variants)?;
         }
-        let ac = AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::LeftmostFirst)
-            .start_kind(match context {
-                Context::None => StartKind::Unanchored,
-                Context::Space => StartKind::Anchored,
-            })
-            .build(&variants)
-            .ok()?;
+        let finder = match context {
+            Context::None => Finder::Unanchored(
+                AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .match_kind(MatchKind::LeftmostFirst)
+                    .build(&variants)
+                    .ok()?,
+            ),
+            Context::Space if variants.len() <= MAX_DFA_VARIANTS => Finder::Dfa(Box::new(
+                dfa::Builder::new()
+                    .ascii_case_insensitive(true)
+                    .match_kind(MatchKind::LeftmostFirst)
+                    .start_kind(StartKind::Anchored)
+                    .build(&variants)
+                    .ok()?,
+            )),
+            Context::Space => Finder::Nfa(Box::new(
+                contiguous::NFA::builder()
+                    .ascii_case_insensitive(true)
+                    .match_kind(MatchKind::LeftmostFirst)
+                    .build(&variants)
+                    .ok()?,
+            )),
+        };
         Some(Prefilter {
-            ac,
-            context,
+            finder,
             tail: tail.filter(|_| exact),
             starts: StartSet::new(&variants),
         })
@@ -101,12 +129,13 @@ impl Prefilter {
     /// The unit's next match at or after byte `pos`, or where its regex must search from;
     /// `None` when there is no match at or after `pos`.
     pub fn next(&self, text: &str, pos: usize) -> Option<Next> {
-        let (start, end) = match self.context {
-            Context::None => {
-                let hit = self.ac.find(Input::new(text).span(pos..text.len()))?;
+        let (start, end) = match &self.finder {
+            Finder::Unanchored(ac) => {
+                let hit = ac.find(Input::new(text).span(pos..text.len()))?;
                 (hit.start(), hit.end())
             }
-            Context::Space => self.after_space(text, pos)?,
+            Finder::Dfa(a) => after_space(a.as_ref(), &self.starts, text, pos)?,
+            Finder::Nfa(a) => after_space(a.as_ref(), &self.starts, text, pos)?,
         };
         Some(match self.tail {
             None => Next::SearchFrom(start),
@@ -114,48 +143,63 @@ impl Prefilter {
             Some(Tail::Word) => Next::Match(start, end + word_run(&text[end..])),
         })
     }
+}
 
-    /// The leftmost `(?:\s|\A)` context at or after `pos` followed by an entry: (context
-    /// start, entry end). Contexts are tried in the regex's order: at offset 0 a whitespace
-    /// character (`\s`) before the text start (`\A`).
-    fn after_space(&self, text: &str, pos: usize) -> Option<(usize, usize)> {
-        let bytes = text.as_bytes();
-        let mut i = pos;
-        if pos == 0 {
-            let len = space_len(text, 0);
-            if let Some(end) = (len > 0).then(|| self.entry_at(text, len)).flatten() {
-                return Some((0, end));
-            }
-            if let Some(end) = self.entry_at(text, 0) {
-                return Some((0, end));
-            }
-            i = len;
+/// The leftmost `(?:\s|\A)` context at or after `pos` followed by a spelling of `a`: (context
+/// start, entry end). Contexts are tried in the regex's order: at offset 0 a whitespace
+/// character (`\s`) before the text start (`\A`).
+fn after_space(a: &impl Automaton, starts: &StartSet, text: &str, pos: usize) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut i = pos;
+    if pos == 0 {
+        let len = space_len(text, 0);
+        if let Some(end) = (len > 0).then(|| entry_at(a, starts, bytes, len)).flatten() {
+            return Some((0, end));
         }
-        loop {
-            while SPACE_LEADS[*bytes.get(i)? as usize] == 0 {
-                i += 1;
-            }
-            let len = if bytes[i].is_ascii() { 1 } else { space_len(text, i) };
-            match len {
-                0 => i += 1,
-                len => {
-                    if let Some(end) = self.entry_at(text, i + len) {
-                        return Some((i, end));
-                    }
-                    i += len;
+        if let Some(end) = entry_at(a, starts, bytes, 0) {
+            return Some((0, end));
+        }
+        i = len;
+    }
+    loop {
+        while SPACE_LEADS[*bytes.get(i)? as usize] == 0 {
+            i += 1;
+        }
+        let len = if bytes[i].is_ascii() { 1 } else { space_len(text, i) };
+        match len {
+            0 => i += 1,
+            len => {
+                if let Some(end) = entry_at(a, starts, bytes, i + len) {
+                    return Some((i, end));
                 }
+                i += len;
             }
         }
     }
+}
 
-    /// End of the preferred entry spelled at byte `q` (anchored search), if any.
-    fn entry_at(&self, text: &str, q: usize) -> Option<usize> {
-        if !self.starts.may_start(text.as_bytes().get(q..)?) {
-            return None;
-        }
-        let input = Input::new(text).span(q..text.len()).anchored(Anchored::Yes);
-        self.ac.find(input).map(|hit| hit.end())
+/// End of the preferred spelling that starts at byte `q`, if any: the automaton stepped byte
+/// by byte until it dies, keeping the last match (leftmost-first automata stop extending a
+/// match once no preferred spelling can follow).
+#[inline]
+fn entry_at(a: &impl Automaton, starts: &StartSet, bytes: &[u8], q: usize) -> Option<usize> {
+    if !starts.may_start(bytes.get(q..)?) {
+        return None;
     }
+    let mut sid = a.start_state(Anchored::Yes).ok()?;
+    let mut end = None;
+    for (i, &b) in bytes.get(q..)?.iter().enumerate() {
+        sid = a.next_state(Anchored::Yes, sid, b);
+        if a.is_special(sid) {
+            if a.is_dead(sid) {
+                break;
+            }
+            if a.is_match(sid) {
+                end = Some(q + i + 1);
+            }
+        }
+    }
+    end
 }
 
 /// Non-zero for the first byte of a whitespace character: ASCII `\t`..`\r` and space, and
@@ -349,6 +393,18 @@ mod tests {
         assert_eq!(p.next(" a\u{2003}b", 1), Some(Next::SearchFrom(2)));
         assert_eq!(p.next("a b", 1), Some(Next::SearchFrom(1)));
         assert_eq!(p.next("a b", 2), None);
+    }
+
+    #[test]
+    fn large_lexicons_walk_the_nfa_alike() {
+        let words: Vec<String> = (0..MAX_DFA_VARIANTS + 500).map(|i| format!("w{i:05}")).collect();
+        for n in [10, words.len()] {
+            let p = prefilter(&words[..n].join("|"), true, Context::Space, Some(Tail::Word)).unwrap();
+            assert!(matches!((n, &p.finder), (10, Finder::Dfa(_)) | (_, Finder::Nfa(_))));
+            assert_eq!(p.next("x W00007ab w00003", 0), Some(Next::Match(1, 10)));
+            assert_eq!(p.next("x W00007ab w00003", 2), Some(Next::Match(10, 17)));
+            assert_eq!(p.next("x w99999", 0), None);
+        }
     }
 
     #[test]

@@ -149,3 +149,17 @@ fn catastrophic_patterns_time_out() {
     assert_eq!(fuzzy.find(&"word ".repeat(2000)), Err(MatchError::Timeout));
     assert!(start.elapsed() < Duration::from_secs(3));
 }
+
+#[test]
+fn a_lone_whitespace_match_has_an_inverted_span() {
+    // Trimming one whitespace character off each end of a one-character match (§4) inverts
+    // its span; texta-lexicon-matcher 2.0.0 answers exactly this (found by the fuzzer, whose
+    // invariant wrongly asked start <= end).
+    let m = matcher(&["а"], |c| {
+        c.match_type = MatchType::Subword;
+        c.return_fuzzy_match = false;
+        c.n_allowed_edits = 1;
+    });
+    let expected = [("x", [0, 1]), ("", [2, 1]), ("y", [2, 3]), ("", [3, 3])];
+    assert_eq!(found(&m, "x y"), expected.map(|(s, span)| (s.to_string(), span)));
+}
