@@ -409,12 +409,29 @@ impl Engine {
     }
 }
 
+/// A batch result written as its JSON line.
+trait JsonLine {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()>;
+}
+
+impl JsonLine for ops::TagResult {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        ops::TagResult::write_json(self, out)
+    }
+}
+
+impl JsonLine for ops::GroupTagResult {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        serde_json::to_writer(out, self)
+    }
+}
+
 /// Outcome of one item as a JSON line: its result, or `{"error": ...}` so one bad line
-/// does not stop a stream. Serialised straight from the typed result.
-fn item_json<T: Serialize>(r: Result<T>) -> String {
+/// does not stop a stream. Written straight from the typed result.
+fn item_json(r: Result<impl JsonLine>) -> String {
     let serialized = r.and_then(|v| {
         let mut out = Vec::with_capacity(512);
-        serde_json::to_writer(&mut out, &v).map_err(Error::internal)?;
+        v.write_json(&mut out).map_err(Error::internal)?;
         String::from_utf8(out).map_err(Error::internal)
     });
     match serialized {
@@ -427,7 +444,7 @@ fn item_json<T: Serialize>(r: Result<T>) -> String {
 /// only as far as the field lookups need. Texts are trimmed like request texts and a blank
 /// one is an item error; a document with no `fields` to read is one too (the same error
 /// tag_doc answers), never a silent "no match".
-fn tag_lines<T: Serialize + Send>(
+fn tag_lines<T: JsonLine + Send>(
     lines: &[&str],
     fields: &[String],
     text: impl Fn(&str) -> Result<T, MatchError> + Sync,

@@ -26,6 +26,36 @@ pub struct TagResult {
     pub matches: Vec<Match>,
 }
 
+impl TagResult {
+    /// The result as compact JSON, byte for byte what `serde_json` writes for it, with the
+    /// field names written as literals (batch runs write one a line; the derived serializer
+    /// escapes every key anew).
+    pub fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        out.extend_from_slice(b"{\"tagger_id\":");
+        serde_json::to_writer(&mut *out, &self.tagger_id)?;
+        out.extend_from_slice(b",\"tag\":");
+        serde_json::to_writer(&mut *out, &self.tag)?;
+        out.extend_from_slice(if self.result { b",\"result\":true" } else { b",\"result\":false" });
+        out.extend_from_slice(b",\"matches\":[");
+        for (i, m) in self.matches.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"str_val\":");
+            serde_json::to_writer(&mut *out, &m.str_val)?;
+            out.extend_from_slice(b",\"span\":");
+            serde_json::to_writer(&mut *out, &m.span)?;
+            if let Some(field) = &m.field {
+                out.extend_from_slice(b",\"field\":");
+                serde_json::to_writer(&mut *out, field)?;
+            }
+            out.push(b'}');
+        }
+        out.extend_from_slice(b"]}");
+        Ok(())
+    }
+}
+
 /// `regex_taggers/multitag_text` entry.
 #[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct MultiTagEntry {
@@ -319,6 +349,25 @@ fn doc_matches(matcher: &Matcher, doc: &impl DocTree, fields: &[String]) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn written_json_is_what_serde_writes() {
+        let m = |s: &str, span: [usize; 2], field: Option<&str>| Match {
+            str_val: s.into(),
+            span,
+            field: field.map(Into::into),
+        };
+        let results = [
+            tag_result(7, "cats", vec![m("kass", [0, 4], None), m("k\"a\\s\u{1}s", [5, 12], None)]),
+            tag_result(1, "t\"ä\n", vec![m("õun", [3, 6], Some("body.text")), m("", [2, 1], Some("\"\u{7f}"))]),
+            tag_result(-3, "", Vec::new()),
+        ];
+        for r in results {
+            let mut out = Vec::new();
+            r.write_json(&mut out).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&r).unwrap());
+        }
+    }
 
     #[test]
     fn flat_get_agrees_with_flatten() {
