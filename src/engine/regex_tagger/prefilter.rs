@@ -181,7 +181,7 @@ fn after_space(a: &impl Automaton, starts: &StartSet, text: &str, pos: usize) ->
 /// End of the preferred spelling that starts at byte `q`, if any: the automaton stepped byte
 /// by byte until it dies, keeping the last match (leftmost-first automata stop extending a
 /// match once no preferred spelling can follow).
-#[inline]
+#[inline(always)]
 fn entry_at(a: &impl Automaton, starts: &StartSet, bytes: &[u8], q: usize) -> Option<usize> {
     if !starts.may_start(bytes.get(q..)?) {
         return None;
@@ -242,29 +242,44 @@ const START_BITS: u32 = 16;
 impl StartSet {
     fn new(variants: &[String]) -> StartSet {
         let key_len = variants.iter().map(String::len).min().unwrap_or(1).clamp(1, 4);
-        let mut bits = vec![0u64; 1 << (START_BITS - 6)];
+        let mut set = StartSet {
+            key_len,
+            bits: vec![0u64; 1 << (START_BITS - 6)],
+        };
         for v in variants {
-            let slot = Self::slot(&v.as_bytes()[..key_len]);
-            bits[slot >> 6] |= 1 << (slot & 63);
+            let slot = set.slot(v.as_bytes()).expect("no spelling is shorter than the key");
+            set.bits[slot >> 6] |= 1 << (slot & 63);
         }
-        StartSet { key_len, bits }
+        set
     }
 
-    fn slot(key: &[u8]) -> usize {
-        let word = key.iter().fold(0u32, |acc, b| acc << 8 | b.to_ascii_lowercase() as u32);
-        (word.wrapping_mul(0x9E37_79B1) >> (32 - START_BITS)) as usize
+    /// The table slot of the first `key_len` bytes of `rest` (ASCII letters lower-cased,
+    /// four at a time), if it has that many.
+    #[inline(always)]
+    fn slot(&self, rest: &[u8]) -> Option<usize> {
+        let word = match rest.first_chunk::<4>() {
+            Some(four) => u32::from_le_bytes(*four),
+            None => {
+                let mut four = [0u8; 4];
+                four[..self.key_len].copy_from_slice(rest.get(..self.key_len)?);
+                u32::from_le_bytes(four)
+            }
+        };
+        let word = word & (u32::MAX >> (32 - 8 * self.key_len as u32));
+        // Bytes 'A'..='Z' get 0x20 added: the high bit of (b & 0x7f) + (0x80 - 'A') is set
+        // for b >= 'A', that of (b & 0x7f) + (0x80 - 'Z' - 1) for b > 'Z' (b < 0x80 only).
+        let low7 = word & 0x7f7f_7f7f;
+        let at_least_a = low7 + 0x3f3f_3f3f;
+        let past_z = low7 + 0x2525_2525;
+        let upper = at_least_a & !past_z & !word & 0x8080_8080;
+        let word = word | (upper >> 2);
+        Some((word.wrapping_mul(0x9E37_79B1) >> (32 - START_BITS)) as usize)
     }
 
     /// False when no spelling starts `rest`.
-    #[inline]
+    #[inline(always)]
     fn may_start(&self, rest: &[u8]) -> bool {
-        match rest.get(..self.key_len) {
-            Some(key) => {
-                let slot = Self::slot(key);
-                self.bits[slot >> 6] & (1 << (slot & 63)) != 0
-            }
-            None => false,
-        }
+        self.slot(rest).is_some_and(|slot| self.bits[slot >> 6] & (1 << (slot & 63)) != 0)
     }
 }
 
@@ -393,6 +408,19 @@ mod tests {
         assert_eq!(p.next(" a\u{2003}b", 1), Some(Next::SearchFrom(2)));
         assert_eq!(p.next("a b", 1), Some(Next::SearchFrom(1)));
         assert_eq!(p.next("a b", 2), None);
+    }
+
+    #[test]
+    fn start_keys_ignore_ascii_case_only() {
+        let set = StartSet::new(&["abcd".into()]);
+        for bytes in 0..=255u8 {
+            let key = [b'a', bytes, b'c', b'd', b'!'];
+            let folded = bytes == b'b' || bytes == b'B';
+            assert_eq!(set.slot(&key) == set.slot(b"abcd"), folded, "{bytes:#x}");
+        }
+        let short = StartSet::new(&["Ab".into(), "abc".into()]);
+        assert_eq!(short.key_len, 2);
+        assert!(short.may_start(b"aB") && short.may_start(b"AB, x") && !short.may_start(b"a"));
     }
 
     #[test]
