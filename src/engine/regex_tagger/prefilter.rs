@@ -73,13 +73,14 @@ enum Finder {
     Unanchored(AhoCorasick),
     /// [`Context::Space`]: anchored walks at each place after whitespace that may start a
     /// spelling, stepped here rather than through a search call per place. A DFA up to
-    /// [`MAX_DFA_VARIANTS`] spellings, the (smaller, slower) contiguous NFA past that.
+    /// [`MAX_DFA_BYTES`] of spellings, the (smaller, slower) contiguous NFA past that.
     Dfa(Box<DFA>),
     Nfa(Box<contiguous::NFA>),
 }
 
-/// Most spellings the anchored automaton is a DFA for (about 2 MB of transitions).
-const MAX_DFA_VARIANTS: usize = 2_000;
+/// Most bytes of spellings (so trie states) the anchored automaton is a DFA for: a few MB
+/// of transitions at most, built in milliseconds.
+const MAX_DFA_BYTES: usize = 16_384;
 
 impl Prefilter {
     /// A prefilter for `body` (an unanchored lexicon alternation), if every alternative is a
@@ -103,7 +104,7 @@ impl Prefilter {
                     .build(&variants)
                     .ok()?,
             ),
-            Context::Space if variants.len() <= MAX_DFA_VARIANTS => Finder::Dfa(Box::new(
+            Context::Space if variants.iter().map(String::len).sum::<usize>() <= MAX_DFA_BYTES => Finder::Dfa(Box::new(
                 dfa::Builder::new()
                     .ascii_case_insensitive(true)
                     .match_kind(MatchKind::LeftmostFirst)
@@ -425,7 +426,7 @@ mod tests {
 
     #[test]
     fn large_lexicons_walk_the_nfa_alike() {
-        let words: Vec<String> = (0..MAX_DFA_VARIANTS + 500).map(|i| format!("w{i:05}")).collect();
+        let words: Vec<String> = (0..MAX_DFA_BYTES / 6 + 500).map(|i| format!("w{i:05}")).collect();
         for n in [10, words.len()] {
             let p = prefilter(&words[..n].join("|"), true, Context::Space, Some(Tail::Word)).unwrap();
             assert!(matches!((n, &p.finder), (10, Finder::Dfa(_)) | (_, Finder::Nfa(_))));
@@ -433,6 +434,19 @@ mod tests {
             assert_eq!(p.next("x W00007ab w00003", 2), Some(Next::Match(10, 17)));
             assert_eq!(p.next("x w99999", 0), None);
         }
+    }
+
+    #[test]
+    fn long_case_variant_sets_get_the_nfa() {
+        // 2^9 spellings of a 160-byte entry: a DFA of ~80,000 states took half a second to
+        // build under the fuzzer (found as a timeout); the NFA is built at once.
+        let entry = format!("мсбашкасо{}", "\u{fffd}".repeat(48));
+        let start = std::time::Instant::now();
+        let p = prefilter(&entry, true, Context::Space, None).unwrap();
+        assert!(matches!(p.finder, Finder::Nfa(_)));
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
+        let text = format!("x МсБАШКАСо{}", "\u{fffd}".repeat(48));
+        assert_eq!(p.next(&text, 0), Some(Next::SearchFrom(1)));
     }
 
     #[test]
