@@ -4,6 +4,7 @@
 # within fixed bounds, then prints each target's executions, exec/s and coverage (cov/ft).
 #
 #   scripts/check/fuzz.sh [--target T] [--time SECONDS] [--rss-mb MB] [--no-build] [--keep-going]
+#   scripts/check/fuzz.sh --replay [--target T]
 #
 # Bounds: -max_total_time=SECONDS (default 300) per target; -timeout=1 (any input running
 # over 1 s is a failure); -rss_limit_mb and -malloc_limit_mb = MB (default 2048; a larger
@@ -15,6 +16,9 @@
 # --keep-going runs libFuzzer in fork mode: a timeout is written to the artifacts and fuzzing
 # goes on (for a machine that also runs other work, where a slow input may only be a starved
 # one: replay each artifact on an idle machine); a crash or OOM still stops the target.
+# --replay runs every artifact of the targets once more, alone and within the same bounds,
+# and prints its time: on an idle machine a timeout that replays under a second was a starved
+# run, not a slow input. Exits non-zero when one still fails.
 # Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,6 +27,7 @@ time=300
 rss_mb=2048
 build=1
 mode=()
+replay=0
 targets=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -30,8 +35,9 @@ while [ $# -gt 0 ]; do
         --time) time="$2"; shift 2 ;;
         --rss-mb) rss_mb="$2"; shift 2 ;;
         --no-build) build=0; shift ;;
+        --replay) replay=1; build=0; shift ;;
         --keep-going) mode=(-fork=1 -ignore_timeouts=1 -ignore_ooms=0 -ignore_crashes=0); shift ;;
-        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "fuzz.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -43,6 +49,17 @@ if [ "$build" = 1 ]; then
     CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}" nice -n 15 cargo +nightly fuzz build --fuzz-dir fuzz >&2
 fi
 bin=fuzz/target/x86_64-unknown-linux-gnu/release
+if [ "$replay" = 1 ]; then
+    failed=0
+    for t in "${targets[@]}"; do
+        for f in fuzz/artifacts/"$t"/*; do
+            [ -f "$f" ] || continue
+            out=$("$bin/$t" "$f" -timeout=1 -rss_limit_mb="$rss_mb" -malloc_limit_mb="$rss_mb" 2>&1) || failed=1
+            echo "$t $(basename "$f"): $(grep -oE 'Executed .* in [0-9]+ ms|ERROR: libFuzzer: [a-z-]+' <<<"$out" | tail -1 | sed 's/^Executed [^ ]* //')"
+        done
+    done
+    exit "$failed"
+fi
 summary=()
 failed=0
 for t in "${targets[@]}"; do
