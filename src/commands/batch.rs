@@ -1,7 +1,8 @@
 //! Streaming batch runs (`ta ... tag < in.jsonl > out.jsonl`): a reader thread reads JSON
 //! lines in bounded chunks ahead of the work, lines are parsed in parallel, each chunk goes
 //! to a processor (the local engine, or a remote server) that returns one JSON text per
-//! line, and the results are written in input order. Memory stays bounded by two chunks;
+//! line (as strings of one line each, or of several newline-separated lines), and the
+//! results are written in input order. Memory stays bounded by two chunks;
 //! a progress bar is drawn on a terminal.
 use crate::engine::error::{Error, Result};
 use crate::engine::lines::BatchItem;
@@ -90,7 +91,8 @@ impl Chunk {
 fn read_ahead() -> mpsc::Receiver<std::io::Result<Chunk>> {
     let (tx, rx) = mpsc::sync_channel(1);
     std::thread::spawn(move || {
-        let mut input = std::io::stdin().lock();
+        // Large reads: stdin's own buffer is 8 KiB, a system call per 40-odd lines.
+        let mut input = std::io::BufReader::with_capacity(1 << 20, std::io::stdin().lock());
         let mut capacity = 0;
         loop {
             let chunk = read_chunk(&mut input, capacity);
@@ -134,7 +136,8 @@ fn read_chunk(input: &mut impl BufRead, capacity: usize) -> std::io::Result<Chun
     Ok(Chunk { text, ends })
 }
 
-/// Write chunks of JSON texts to stdout on a separate thread, one chunk behind the work.
+/// Write chunks of JSON lines (strings of one or more lines, each written with a line end)
+/// to stdout on a separate thread, one chunk behind the work.
 fn write_behind() -> (mpsc::SyncSender<Vec<String>>, std::thread::JoinHandle<std::io::Result<()>>) {
     let (tx, rx) = mpsc::sync_channel::<Vec<String>>(1);
     let writer = std::thread::spawn(move || {
@@ -160,7 +163,8 @@ pub fn run(mut process: impl FnMut(&[BatchItem]) -> Result<Vec<String>>) -> Resu
 }
 
 /// Run `process` over the raw lines of stdin chunk by chunk (line ends removed), writing its
-/// JSON texts to stdout in input order. Reading, processing and writing overlap.
+/// JSON lines (strings of one or more lines) to stdout in input order. Reading, processing
+/// and writing overlap.
 pub fn run_lines(mut process: impl FnMut(&[&str]) -> Result<Vec<String>>) -> Result<()> {
     let pb = progress_bar();
     let (out, writer) = write_behind();

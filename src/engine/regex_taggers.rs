@@ -426,24 +426,21 @@ impl JsonLine for ops::GroupTagResult {
     }
 }
 
-/// Outcome of one item as a JSON line: its result, or `{"error": ...}` so one bad line
-/// does not stop a stream. Written straight from the typed result.
-fn item_json(r: Result<impl JsonLine>) -> String {
-    let serialized = r.and_then(|v| {
-        let mut out = Vec::with_capacity(512);
-        v.write_json(&mut out).map_err(Error::internal)?;
-        String::from_utf8(out).map_err(Error::internal)
-    });
-    match serialized {
-        Ok(s) => s,
-        Err(e) => json!({"error": e.to_string()}).to_string(),
+/// Append the outcome of one item as a JSON line to `out`: its result, or `{"error": ...}`
+/// so one bad line does not stop a stream. Written straight from the typed result.
+fn write_item(r: Result<impl JsonLine>, out: &mut Vec<u8>) {
+    let start = out.len();
+    if let Err(e) = r.and_then(|v| v.write_json(out).map_err(Error::internal)) {
+        out.truncate(start);
+        out.extend_from_slice(json!({"error": e.to_string()}).to_string().as_bytes());
     }
 }
 
-/// Run `text` / `doc` over every input line in parallel, keeping order; each line is parsed
-/// only as far as the field lookups need. Texts are trimmed like request texts and a blank
-/// one is an item error; a document with no `fields` to read is one too (the same error
-/// tag_doc answers), never a silent "no match".
+/// Run `text` / `doc` over every input line in parallel; each line is parsed only as far as
+/// the field lookups need. Texts are trimmed like request texts and a blank one is an item
+/// error; a document with no `fields` to read is one too (the same error tag_doc answers),
+/// never a silent "no match". The result lines come in input order, in blocks of
+/// newline-separated lines (one block per piece of parallel work: no string per line).
 fn tag_lines<T: JsonLine + Send>(
     lines: &[&str],
     fields: &[String],
@@ -453,22 +450,29 @@ fn tag_lines<T: JsonLine + Send>(
     use rayon::prelude::*;
     lines
         .par_iter()
-        .map(|line| {
-            item_json(match SparseLine::parse(line) {
+        .fold(Vec::new, |mut block: Vec<u8>, line| {
+            if !block.is_empty() {
+                block.push(b'\n');
+            }
+            let item = match SparseLine::parse(line) {
                 SparseLine::Text(t) => match super::pytext::strip(&t) {
                     "" => Err(Error::field("text", super::validate::NOT_BLANK)),
                     t => text(t).map_err(match_error),
                 },
                 SparseLine::Doc(_) if fields.is_empty() => Err(Error::field("fields", "This list may not be empty.")),
                 SparseLine::Doc(d) => doc(&d).map_err(match_error),
-            })
+            };
+            write_item(item, &mut block);
+            block
         })
+        .filter(|block| !block.is_empty())
+        .map(|block| String::from_utf8(block).expect("serde_json writes UTF-8"))
         .collect()
 }
 
 impl Engine {
     /// Tag batch input lines (texts or documents) with one tagger, in parallel, keeping
-    /// input order; one JSON text per line.
+    /// input order; one JSON text per line, in blocks of lines.
     pub fn regex_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, lines: &[&str], fields: &[String]) -> Result<Vec<String>> {
         let (r, m) = self.tagger(ctx, pk, id)?;
         Ok(tag_lines(
@@ -480,7 +484,7 @@ impl Engine {
     }
 
     /// Tag batch input lines (texts or documents) with one group, in parallel, keeping
-    /// input order; one JSON text per line.
+    /// input order; one JSON text per line, in blocks of lines.
     pub fn group_tag_batch(&self, ctx: &Ctx, pk: i64, id: i64, lines: &[&str], fields: &[String]) -> Result<Vec<String>> {
         let (g, members) = self.loaded_group(ctx, pk, id)?;
         let members = as_members(&members);
