@@ -673,3 +673,37 @@ fn batch_documents_without_fields_are_error_lines() {
     );
     assert_eq!(remote, local);
 }
+
+/// A batch of several chunks, with error lines among the results, comes out one line per
+/// input line in input order (the engine writes results in blocks of lines per piece of
+/// parallel work).
+#[test]
+fn batch_results_keep_input_order_across_chunks() {
+    let d = tmp();
+    ta(d.path(), &["project", "create", "--title", "p", "--user", "admin"]).ok();
+    ta(
+        d.path(),
+        &["regex-tagger", "create", "--project", "1", "--description", "t", "--lexicon", "varas"],
+    )
+    .ok();
+    let line = |i: usize| match i % 3 {
+        0 => format!("{{\"text\": \"{} varas\"}}", "x ".repeat(i % 11)),
+        1 => "\"  \"".to_string(),
+        _ => format!("{{\"body\": \"varas {i}\"}}"),
+    };
+    let n = 10_000;
+    let input: String = (0..n).map(|i| line(i) + "\n").collect();
+    let out = common::ta_stdin(d.path(), &["regex-tagger", "tag", "1", "--field", "text"], &input);
+    let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), n);
+    for (i, got) in lines.iter().enumerate() {
+        let start = 2 * (i % 11) + 1;
+        let expected = match i % 3 {
+            0 => json!({"tagger_id": 1, "tag": "t", "result": true,
+                        "matches": [{"str_val": "varas", "span": [start, start + 5], "field": "text"}]}),
+            1 => json!({"error": "{\"text\":[\"This field may not be blank.\"]}"}),
+            _ => json!({"tagger_id": 1, "tag": "t", "result": false, "matches": []}),
+        };
+        assert_eq!(got, &expected, "line {i}");
+    }
+}
