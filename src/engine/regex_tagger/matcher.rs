@@ -141,7 +141,7 @@ impl Matcher {
                     }),
                 };
                 if !counters.iter().any(|c| self.cancels(text, c, &m)) {
-                    out.push(m);
+                    out.push(to_match(text, m));
                 }
             }
             if out.len() > before {
@@ -153,7 +153,7 @@ impl Matcher {
         if self.operator == Operator::And && (found_units as f64 / self.units.len() as f64) < self.required_words {
             out.clear();
         }
-        Ok(out.into_iter().map(|m| to_match(text, m)).collect())
+        Ok(out)
     }
 
     /// Whether counter match `k` cancels match `m` (both trimmed).

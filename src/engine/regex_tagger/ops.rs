@@ -339,8 +339,11 @@ fn field_matches(matcher: &Matcher, doc: &impl DocTree, field: &str) -> Result<V
 }
 
 fn doc_matches(matcher: &Matcher, doc: &impl DocTree, fields: &[String]) -> Result<Vec<Match>, MatchError> {
-    let mut out = Vec::new();
-    for field in fields {
+    let Some((first, rest)) = fields.split_first() else {
+        return Ok(Vec::new());
+    };
+    let mut out = field_matches(matcher, doc, first)?;
+    for field in rest {
         out.extend(field_matches(matcher, doc, field)?);
     }
     Ok(out)
