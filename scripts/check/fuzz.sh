@@ -74,12 +74,21 @@ for t in "${targets[@]}"; do
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1 || true)
     rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -1 || true)
     cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)
+    recorded=""
+    if [ -z "$execs" ]; then
+        # Fork mode prints no final stats: its last status line holds the same figures
+        # ("#N: cov: C ft: F corp: K exec/s: R oom/timeout/crash: O/T/C time: S").
+        last=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1 || true)
+        execs=$(sed -nE 's/^#([0-9]+):.*/\1/p' <<<"$last")
+        rate=$(sed -nE 's/.* exec\/s: ([0-9]+).*/\1/p' <<<"$last")
+        recorded=$(sed -nE 's/.*(oom\/timeout\/crash: [0-9\/]+).*/ \1/p' <<<"$last")
+    fi
     if [ "$status" -ne 0 ]; then
         failed=1
         grep -E '^==[0-9]+==|panicked|Test unit written|ERROR' "$log" | head -5 >&2 || true
     fi
-    summary+=("$(printf '%-14s exit %-3s execs %-10s exec/s %-7s %-22s peak_rss_mb %s' \
-        "$t" "$status" "${execs:-?}" "${rate:-?}" "${cov:-cov: ? ft: ?}" "${rss:-?}")")
+    summary+=("$(printf '%-14s exit %-3s execs %-10s exec/s %-7s %-22s peak_rss_mb %s%s' \
+        "$t" "$status" "${execs:-?}" "${rate:-?}" "${cov:-cov: ? ft: ?}" "${rss:-?}" "$recorded")")
 done
 printf '%s\n' "${summary[@]}"
 exit "$failed"
