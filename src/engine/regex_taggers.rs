@@ -436,6 +436,10 @@ fn write_item(r: Result<impl JsonLine>, out: &mut Vec<u8>) {
     }
 }
 
+/// Bytes a block of result lines starts with room for (a few hundred lines), sparing most
+/// of its regrowing.
+const BLOCK_CAPACITY: usize = 64 << 10;
+
 /// Run `text` / `doc` over every input line in parallel; each line is parsed only as far as
 /// the field lookups need. Texts are trimmed like request texts and a blank one is an item
 /// error; a document with no `fields` to read is one too (the same error tag_doc answers),
@@ -450,7 +454,7 @@ fn tag_lines<T: JsonLine + Send>(
     use rayon::prelude::*;
     lines
         .par_iter()
-        .fold(Vec::new, |mut block: Vec<u8>, line| {
+        .fold(|| Vec::with_capacity(BLOCK_CAPACITY), |mut block: Vec<u8>, line| {
             if !block.is_empty() {
                 block.push(b'\n');
             }
