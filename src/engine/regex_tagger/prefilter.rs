@@ -28,6 +28,10 @@ use super::syntax::Node;
 /// Most entry spellings (case-fold variants) one automaton is built for.
 const MAX_VARIANTS: usize = 20_000;
 
+/// Most bytes of spellings one automaton is built for (a few milliseconds to build): a
+/// lexicon past it is matched by its regex alone.
+const MAX_SPELLING_BYTES: usize = 256 << 10;
+
 /// Where the entry occurrence sits in a match.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Context {
@@ -89,12 +93,12 @@ impl Prefilter {
     pub fn new(body: &Node, context: Context, tail: Option<Tail>) -> Option<Prefilter> {
         let seqs = literal_seqs(body)?;
         let exact = seqs.iter().flatten().all(|&(c, ci)| ci || !c.is_ascii_alphabetic());
-        let mut variants = Vec::new();
+        let (mut variants, mut bytes) = (Vec::new(), 0);
         for seq in &seqs {
             if seq.is_empty() {
                 return None;
             }
-            expand(seq, &mut String::new(), &mut variants)?;
+            expand(seq, &mut variants, &mut bytes)?;
         }
         let finder = match context {
             Context::None => Finder::Unanchored(
@@ -326,35 +330,48 @@ fn literal_seqs(node: &Node) -> Option<Vec<Vec<Lit>>> {
     }
 }
 
-/// Appends every spelling of `seq` (after `prefix`) to `out`; `None` past [`MAX_VARIANTS`].
-fn expand(seq: &[Lit], prefix: &mut String, out: &mut Vec<String>) -> Option<()> {
-    let Some((&(c, ci), rest)) = seq.split_first() else {
-        if out.len() >= MAX_VARIANTS {
+/// Appends every spelling of `seq` to `out`; `None` past [`MAX_VARIANTS`] spellings or
+/// [`MAX_SPELLING_BYTES`] in all. Each position's choices are looked up once.
+fn expand(seq: &[Lit], out: &mut Vec<String>, bytes: &mut usize) -> Option<()> {
+    let choices = seq.iter().map(|&(c, ci)| choices(c, ci)).collect::<Option<Vec<_>>>()?;
+    let mut spellings = vec![String::new()];
+    for position in &choices {
+        let count = spellings.len() * position.len();
+        // Every spelling has at least a byte per character.
+        if out.len() + count > MAX_VARIANTS || *bytes + count * seq.len() > MAX_SPELLING_BYTES {
             return None;
         }
-        out.push(prefix.clone());
-        return Some(());
-    };
-    let folds = if ci { Some(fold_set(c)) } else { None };
-    let choices: &[char] = match folds.as_deref() {
-        Some(CharSet::Small(chars)) => chars,
-        Some(CharSet::Bits(_)) => return None,
-        None => std::slice::from_ref(&c),
-    };
-    // The automaton ignores ASCII case, so one ASCII spelling per letter is enough.
-    let mut seen_ascii = false;
-    for &choice in choices {
-        if choice.is_ascii_alphabetic() {
-            if seen_ascii {
-                continue;
-            }
-            seen_ascii = true;
-        }
-        prefix.push(choice);
-        expand(rest, prefix, out)?;
-        prefix.pop();
+        spellings = spellings
+            .iter()
+            .flat_map(|prefix| position.iter().map(move |&c| format!("{prefix}{c}")))
+            .collect();
     }
+    *bytes += spellings.iter().map(String::len).sum::<usize>();
+    if *bytes > MAX_SPELLING_BYTES {
+        return None;
+    }
+    out.extend(spellings);
     Some(())
+}
+
+/// The characters a literal may be spelled with: its simple case-fold group when it ignores
+/// case (one ASCII letter of each: the automaton ignores ASCII case), else itself; `None`
+/// for a group too large to spell out.
+fn choices(c: char, ci: bool) -> Option<Vec<char>> {
+    if !ci {
+        return Some(vec![c]);
+    }
+    let CharSet::Small(folds) = &*fold_set(c) else {
+        return None;
+    };
+    let mut seen_ascii = false;
+    Some(
+        folds
+            .iter()
+            .copied()
+            .filter(|f| !f.is_ascii_alphabetic() || !std::mem::replace(&mut seen_ascii, true))
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -437,16 +454,19 @@ mod tests {
     }
 
     #[test]
-    fn long_case_variant_sets_get_the_nfa() {
-        // 2^9 spellings of a 160-byte entry: a DFA of ~80,000 states took half a second to
-        // build under the fuzzer (found as a timeout); the NFA is built at once.
-        let entry = format!("мсбашкасо{}", "\u{fffd}".repeat(48));
+    fn long_case_variant_sets_get_the_nfa_or_no_prefilter() {
+        // 1,728 spellings of an entry of 9 cased Cyrillic letters (groups of 2 and 3) and a
+        // tail: a DFA over them took half a second to build under the fuzzer, and spelling
+        // them out took seconds when each letter's group was looked up per spelling.
+        let entry = |tail: usize| format!("мсбашкасо{}", "\u{fffd}".repeat(tail));
         let start = std::time::Instant::now();
-        let p = prefilter(&entry, true, Context::Space, None).unwrap();
+        let p = prefilter(&entry(24), true, Context::Space, None).unwrap();
         assert!(matches!(p.finder, Finder::Nfa(_)));
-        assert!(start.elapsed() < std::time::Duration::from_secs(1));
-        let text = format!("x МсБАШКАСо{}", "\u{fffd}".repeat(48));
+        let text = format!("x МсБАШКАСо{}", "\u{fffd}".repeat(24));
         assert_eq!(p.next(&text, 0), Some(Next::SearchFrom(1)));
+        // Past MAX_SPELLING_BYTES (1,728 spellings of 163 bytes): the regex alone.
+        assert!(prefilter(&entry(48), true, Context::Space, None).is_none());
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
     }
 
     #[test]
