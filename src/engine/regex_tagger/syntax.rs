@@ -699,7 +699,7 @@ pub fn emit(node: &Node, out: &mut String) {
         Node::Empty => {}
         Node::Lit { c, ci } => emit_lit(*c, *ci, out),
         Node::Class { class, ci } => {
-            out.push_str(if *ci { "(?i:" } else { "(?:" });
+            out.push_str(if *ci && !case_free(class) { "(?i:" } else { "(?:" });
             emit_class(class, out);
             out.push(')');
         }
@@ -737,6 +737,16 @@ pub fn emit(node: &Node, out: &mut String) {
                 out.push('?');
             }
         }
+    }
+}
+
+/// Whether case folding leaves `class` as it is: sets of `\s`, `\S`, `\d`, `\D` only (no
+/// character of theirs has a case partner outside them). The `regex` crate folds such a class
+/// range by range, which is slow for the large ones (a phrase slop's `\S`, in every entry).
+fn case_free(class: &Class) -> bool {
+    match class {
+        Class::Set { items, .. } => items.iter().all(|i| matches!(i, ClassItem::Perl(Perl::Space | Perl::Digit, _))),
+        Class::Any { .. } => false,
     }
 }
 
@@ -796,6 +806,20 @@ fn emit_class_item(item: &ClassItem, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn space_and_digit_classes_are_case_free() {
+        // What emit() relies on: folding case changes none of these classes.
+        for class in [r"\s", r"\S", r"\d", r"\D", r"[\s\d]", r"[^\S\d]"] {
+            let plain = regex::Regex::new(&format!("^{class}$")).unwrap();
+            let folded = regex::Regex::new(&format!("^(?i:{class})$")).unwrap();
+            let mut buf = [0u8; 4];
+            for c in (0..=0x10ffff).filter_map(char::from_u32) {
+                let c = c.encode_utf8(&mut buf);
+                assert_eq!(plain.is_match(c), folded.is_match(c), "{class} {c:?}");
+            }
+        }
+    }
 
     #[test]
     fn parses_dialect_features() {
