@@ -635,26 +635,29 @@ fn every_operation_is_reachable_from_the_cli() {
     );
 }
 
+/// A data directory with project 1 and regex tagger 1 ("t", lexicon `varas`).
+fn varas_tagger() -> tempfile::TempDir {
+    let d = tmp();
+    ta(d.path(), &["project", "create", "--title", "p", "--user", "admin"]).ok();
+    let tagger = [
+        "regex-tagger",
+        "create",
+        "--project",
+        "1",
+        "--description",
+        "t",
+        "--lexicon",
+        "varas",
+    ];
+    ta(d.path(), &tagger).ok();
+    d
+}
+
 /// A document line with no --field to read is an error line, locally and remotely alike,
 /// never a silent `result: false`.
 #[test]
 fn batch_documents_without_fields_are_error_lines() {
-    let d = tmp();
-    ta(d.path(), &["project", "create", "--title", "p", "--user", "admin"]).ok();
-    ta(
-        d.path(),
-        &[
-            "regex-tagger",
-            "create",
-            "--project",
-            "1",
-            "--description",
-            "t",
-            "--lexicon",
-            "varas",
-        ],
-    )
-    .ok();
+    let d = varas_tagger();
     let input = "{\"text\": \"varas\"}\nvaras\n";
     let local = common::ta_stdin(d.path(), &["regex-tagger", "tag", "1"], input);
     let lines: Vec<Value> = local.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -679,13 +682,7 @@ fn batch_documents_without_fields_are_error_lines() {
 /// parallel work).
 #[test]
 fn batch_results_keep_input_order_across_chunks() {
-    let d = tmp();
-    ta(d.path(), &["project", "create", "--title", "p", "--user", "admin"]).ok();
-    ta(
-        d.path(),
-        &["regex-tagger", "create", "--project", "1", "--description", "t", "--lexicon", "varas"],
-    )
-    .ok();
+    let d = varas_tagger();
     let line = |i: usize| match i % 3 {
         0 => format!("{{\"text\": \"{} varas\"}}", "x ".repeat(i % 11)),
         1 => "\"  \"".to_string(),

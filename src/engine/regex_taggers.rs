@@ -454,23 +454,27 @@ fn tag_lines<T: JsonLine + Send>(
     use rayon::prelude::*;
     lines
         .par_iter()
-        .fold(|| Vec::with_capacity(BLOCK_CAPACITY), |mut block: Vec<u8>, line| {
-            if !block.is_empty() {
-                block.push(b'\n');
-            }
-            let item = match SparseLine::parse(line) {
-                SparseLine::Text(t) => match super::pytext::strip(&t) {
-                    "" => Err(Error::field("text", super::validate::NOT_BLANK)),
-                    t => text(t).map_err(match_error),
-                },
-                SparseLine::Doc(_) if fields.is_empty() => Err(Error::field("fields", "This list may not be empty.")),
-                SparseLine::Doc(d) => doc(&d).map_err(match_error),
-            };
-            write_item(item, &mut block);
-            block
-        })
+        .fold(
+            || Vec::with_capacity(BLOCK_CAPACITY),
+            |mut block: Vec<u8>, line| {
+                if !block.is_empty() {
+                    block.push(b'\n');
+                }
+                let item = match SparseLine::parse(line) {
+                    SparseLine::Text(t) => match super::pytext::strip(&t) {
+                        "" => Err(Error::field("text", super::validate::NOT_BLANK)),
+                        t => text(t).map_err(match_error),
+                    },
+                    SparseLine::Doc(_) if fields.is_empty() => Err(Error::field("fields", "This list may not be empty.")),
+                    SparseLine::Doc(d) => doc(&d).map_err(match_error),
+                };
+                write_item(item, &mut block);
+                block
+            },
+        )
         .filter(|block| !block.is_empty())
-        .map(|block| String::from_utf8(block).expect("serde_json writes UTF-8"))
+        // serde_json writes UTF-8 only: the lossy path never replaces anything.
+        .map(|block| String::from_utf8(block).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
         .collect()
 }
 

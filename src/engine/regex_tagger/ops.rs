@@ -362,7 +362,11 @@ mod tests {
         };
         let results = [
             tag_result(7, "cats", vec![m("kass", [0, 4], None), m("k\"a\\s\u{1}s", [5, 12], None)]),
-            tag_result(1, "t\"ä\n", vec![m("õun", [3, 6], Some("body.text")), m("", [2, 1], Some("\"\u{7f}"))]),
+            tag_result(
+                1,
+                "t\"ä\n",
+                vec![m("õun", [3, 6], Some("body.text")), m("", [2, 1], Some("\"\u{7f}"))],
+            ),
             tag_result(-3, "", Vec::new()),
         ];
         for r in results {
