@@ -97,7 +97,7 @@ impl DslContext<'_> {
             "match_phrase_prefix" => self.per_field(name, body, "query", |ctx, path, opts| ctx.phrase_prefix(path, opts)),
             "fuzzy" => self.per_field(name, body, "value", |ctx, path, opts| {
                 let value = required(opts, "value")?;
-                let term = ctx.exact_term(&Target::of(path), value)?;
+                let term = ctx.exact_term(&Target::of(path)?, value)?;
                 let distance = fuzziness(opts.get("fuzziness"), &value_text(value))?;
                 let transpositions = opts.get("transpositions").and_then(Value::as_bool).unwrap_or(true);
                 Ok(Box::new(FuzzyTermQuery::new(term, distance, transpositions)) as Q)
@@ -109,12 +109,12 @@ impl DslContext<'_> {
             "exists" => self.exists(body),
             "prefix" => self.per_field(name, body, "value", |ctx, path, opts| {
                 let value = required_str(opts, "value")?;
-                Ok(ctx.wildcard(path, |prefix| Wildcard::prefix(prefix, value)))
+                ctx.wildcard(path, |prefix| Wildcard::prefix(prefix, value))
             }),
             "wildcard" => self.per_field(name, body, "value", |ctx, path, opts| {
                 let value = opts.get("wildcard").or_else(|| opts.get("value"));
                 let value = value.and_then(Value::as_str).ok_or_else(|| bad("wildcard needs a string value"))?;
-                Ok(ctx.wildcard(path, |prefix| Wildcard::new(prefix, value)))
+                ctx.wildcard(path, |prefix| Wildcard::new(prefix, value))
             }),
             "regexp" => self.per_field(name, body, "value", |ctx, path, opts| {
                 ctx.regexp(path, required_str(opts, "value")?)
@@ -204,7 +204,7 @@ impl DslContext<'_> {
 
     fn match_query(&self, path: &str, opts: &Map<String, Value>) -> Result<Q> {
         let value = required(opts, "query")?;
-        let target = Target::of(path);
+        let target = Target::of(path)?;
         let text = match (value, target.keyword) {
             (Value::String(s), false) => s,
             _ => return self.term(path, value),
@@ -246,7 +246,7 @@ impl DslContext<'_> {
     }
 
     fn phrase(&self, path: &str, opts: &Map<String, Value>) -> Result<Q> {
-        let target = Target::of(path);
+        let target = Target::of(path)?;
         let text = match required(opts, "query")? {
             Value::String(s) if !target.keyword => s,
             other => return self.term(path, other),
@@ -263,20 +263,20 @@ impl DslContext<'_> {
     /// The words as a phrase whose last word is a prefix (`max_expansions` words, 50 by
     /// default, as in Elasticsearch).
     fn phrase_prefix(&self, path: &str, opts: &Map<String, Value>) -> Result<Q> {
-        let target = Target::of(path);
+        let target = Target::of(path)?;
         let text = match required(opts, "query")? {
             Value::String(s) => s,
             other => return self.term(path, other),
         };
         if target.keyword {
-            return Ok(self.wildcard(path, |prefix| Wildcard::prefix(prefix, text)));
+            return self.wildcard(path, |prefix| Wildcard::prefix(prefix, text));
         }
         let words = self.words(&target, text);
         let terms: Vec<Term> = words.iter().map(|w| self.text_term(&target, w)).collect();
         let expansions = opts.get("max_expansions").and_then(Value::as_u64).unwrap_or(50);
         Ok(match words.as_slice() {
             [] => Box::new(EmptyQuery),
-            [word] => self.wildcard(path, |prefix| Wildcard::prefix(prefix, word)),
+            [word] => self.wildcard(path, |prefix| Wildcard::prefix(prefix, word))?,
             _ => {
                 let mut query = PhrasePrefixQuery::new(terms);
                 query.set_max_expansions(u32::try_from(expansions).unwrap_or(u32::MAX));
@@ -326,7 +326,7 @@ impl DslContext<'_> {
     }
 
     fn term(&self, path: &str, value: &Value) -> Result<Q> {
-        let term = self.exact_term(&Target::of(path), value)?;
+        let term = self.exact_term(&Target::of(path)?, value)?;
         Ok(scored_term(term))
     }
 
@@ -336,13 +336,13 @@ impl DslContext<'_> {
         let Value::Array(values) = values else {
             return Err(bad("terms needs an array of values"));
         };
-        let target = Target::of(path);
+        let target = Target::of(path)?;
         let terms = values.iter().map(|v| self.exact_term(&target, v)).collect::<Result<Vec<_>>>()?;
         Ok(Box::new(ConstScoreQuery::new(Box::new(TermSetQuery::new(terms)), 1.0)))
     }
 
     fn range(&self, path: &str, opts: &Map<String, Value>) -> Result<Q> {
-        let target = Target::of(path);
+        let target = Target::of(path)?;
         let base = Term::from_field_json_path(self.fields.kw, &target.path, true);
         if let Some(zone) = opts
             .get("time_zone")
@@ -386,7 +386,7 @@ impl DslContext<'_> {
             .get("field")
             .and_then(Value::as_str)
             .ok_or_else(|| bad("exists needs a field"))?;
-        let target = Target::of(path);
+        let target = Target::of(path)?;
         let field = if target.keyword { self.fields.kw } else { self.fields.text };
         let pattern = format!("(?s){}(\\x01.*)?\\x00s.*", bytes_regex(&json_path_bytes(field, &target.path)));
         let strings = regex_query(&pattern, field)?;
@@ -399,19 +399,22 @@ impl DslContext<'_> {
 
     /// The field of a path's strings and the term prefix their values follow (the JSON path,
     /// then the string type marker).
-    fn string_terms(&self, path: &str) -> (Field, Vec<u8>) {
-        let target = Target::of(path);
+    fn string_terms(&self, path: &str) -> Result<(Field, Vec<u8>)> {
+        let target = Target::of(path)?;
         let field = if target.keyword { self.fields.kw } else { self.fields.text };
         let mut prefix = json_path_bytes(field, &target.path);
         prefix.extend_from_slice(b"\x00s");
-        (field, prefix)
+        Ok((field, prefix))
     }
 
     /// prefix / wildcard: the automaton `make` builds for the term prefix must match a whole
     /// indexed string value (a token for text fields, the whole value for keyword fields).
-    fn wildcard(&self, path: &str, make: impl FnOnce(&[u8]) -> Wildcard) -> Q {
-        let (field, prefix) = self.string_terms(path);
-        Box::new(ConstScoreQuery::new(Box::new(WildcardQuery::new(field, make(&prefix))), 1.0))
+    fn wildcard(&self, path: &str, make: impl FnOnce(&[u8]) -> Wildcard) -> Result<Q> {
+        let (field, prefix) = self.string_terms(path)?;
+        Ok(Box::new(ConstScoreQuery::new(
+            Box::new(WildcardQuery::new(field, make(&prefix))),
+            1.0,
+        )))
     }
 
     /// regexp: `regex` must match a whole indexed string value; longer than Elasticsearch's
@@ -424,7 +427,7 @@ impl DslContext<'_> {
                  [{MAX_REGEX_LENGTH}]. This maximum can be set by changing the [index.max_regex_length] index level setting."
             )));
         }
-        let (field, prefix) = self.string_terms(path);
+        let (field, prefix) = self.string_terms(path)?;
         regex_query(&format!("(?s){}(?:{regex})", bytes_regex(&prefix)), field)
     }
 
@@ -495,7 +498,11 @@ impl DslContext<'_> {
             .filter_map(Value::as_str)
             .map(str::to_lowercase)
             .collect();
-        let targets: Vec<Target> = self.field_list(obj.get("fields")).iter().map(|f| Target::of(f)).collect();
+        let targets: Vec<Target> = self
+            .field_list(obj.get("fields"))
+            .iter()
+            .map(|f| Target::of(f))
+            .collect::<Result<_>>()?;
         let Some(first) = targets.first() else {
             return Ok(Box::new(EmptyQuery));
         };
@@ -632,7 +639,7 @@ impl DslContext<'_> {
                 if let Some(phrase) = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
                     self.phrase(path, &single("query", phrase))
                 } else if value.contains(['*', '?']) {
-                    Ok(self.wildcard(path, |prefix| Wildcard::new(prefix, &value.to_lowercase())))
+                    self.wildcard(path, |prefix| Wildcard::new(prefix, &value.to_lowercase()))
                 } else {
                     self.match_query(path, &single("query", value))
                 }
@@ -703,18 +710,26 @@ struct Target {
 }
 
 impl Target {
-    fn of(path: &str) -> Self {
+    /// The target of a field path; one holding NUL (which ends a JSON path in the index's
+    /// terms, so no field can be named with it) is a bad query.
+    fn of(path: &str) -> Result<Self> {
+        if path.contains('\0') {
+            return Err(bad(format!(
+                "field names cannot contain the NUL character: {}",
+                path.escape_debug()
+            )));
+        }
         if let Some(stripped) = path.strip_suffix(".keyword") {
-            return Target {
+            return Ok(Target {
                 path: stripped.to_string(),
                 keyword: true,
-            };
+            });
         }
         let keyword = path.starts_with("texta_facts.");
-        Target {
+        Ok(Target {
             path: path.to_string(),
             keyword,
-        }
+        })
     }
 }
 

@@ -1083,3 +1083,48 @@ fn documents_and_their_facts_stay_joined_across_segments_replacements_deletes_an
     }
     check(&backend);
 }
+
+/// A field name holding the byte tantivy ends a JSON path with (NUL) names no indexed field:
+/// a query on it answers nothing instead of misreading the term (the fuzzer's panic in
+/// tantivy's `Term::typ`), and a document with such a key is stored and found by its others.
+#[test]
+fn field_names_with_nul_match_nothing_and_break_nothing() {
+    let (_dir, backend) = corpus_store("nul-fields");
+    let doc = Doc {
+        id: Some("nul".into()),
+        source: json!({"text": "nul võti", "a\u{0}b": "peidus", "c\u{1}d": {"e\u{0}": 5}}),
+    };
+    assert!(backend.bulk_index("corpus", vec![doc]).unwrap().iter().all(|r| r.is_ok()));
+    assert_eq!(matching(&backend, json!({"match": {"text": "võti"}})), vec!["nul"]);
+    let path = "lag\u{0}00094600QQ";
+    for query in [
+        json!({"fuzzy": {path: {"value": "plitse"}}}),
+        json!({"fuzzy": {"a\u{0}b": "peidus"}}),
+        json!({"term": {path: "x"}}),
+        json!({"term": {path: 5}}),
+        json!({"terms": {path: ["x", 1]}}),
+        json!({"match": {path: "peidus"}}),
+        json!({"match_phrase": {path: "peidus here"}}),
+        json!({"match_phrase_prefix": {path: "peidus he"}}),
+        json!({"prefix": {path: "pe"}}),
+        json!({"wildcard": {path: "pe*"}}),
+        json!({"regexp": {path: "pe.*"}}),
+        json!({"range": {path: {"gte": 1}}}),
+        json!({"range": {path: {"gte": "2020-01-01"}}}),
+        json!({"exists": {"field": path}}),
+        json!({"multi_match": {"query": "peidus", "fields": [path, "text"]}}),
+        json!({"query_string": {"query": format!("{path}:peidus")}}),
+    ] {
+        let found = backend.count(&["corpus".into()], &query);
+        assert!(matches!(found, Ok(0) | Ok(1) | Err(SearchError::BadQuery(_))), "{query}: {found:?}");
+    }
+    for body in [
+        json!({"sort": [{path: "asc"}]}),
+        json!({"aggs": {"x": {"terms": {"field": path}}}}),
+        json!({"aggs": {"x": {"terms": {"field": "a\u{0}b"}}}}),
+        json!({"aggs": {"x": {"avg": {"field": path}}}}),
+    ] {
+        let found = backend.search(&["corpus".into()], &body);
+        assert!(matches!(found, Ok(_) | Err(SearchError::BadQuery(_))), "{body}: {found:?}");
+    }
+}
