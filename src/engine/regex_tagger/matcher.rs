@@ -261,7 +261,7 @@ impl Unit {
             (MatchType::Exact, _) => (
                 format!(r"((?:\s|\A)(?:{}))(?:\W*\s|\z)", b),
                 Report::Group,
-                Prefilter::new(body, Context::Space, None),
+                Prefilter::new(body, Context::Space, Some(Tail::Boundary)),
             ),
             (MatchType::Subword, true) => {
                 let first = compile(&format!(r"(?:\A|\W)(\w*(?:{})\w*)", b))?;

@@ -49,6 +49,11 @@ pub enum Tail {
     Nothing,
     /// The match runs on over word characters (`\w*`).
     Word,
+    /// The match ends with the entry, which non-word characters up to a whitespace character,
+    /// or the text end, must follow (`(?:\W*\s|\z)`, outside the match). Taken only for a
+    /// lexicon where no spelling is a prefix of another: then a place whose one spelling is
+    /// not followed so has no match, without a regex to try the others.
+    Boundary,
 }
 
 /// The outcome of a prefilter step.
@@ -126,7 +131,7 @@ impl Prefilter {
         };
         Some(Prefilter {
             finder,
-            tail: tail.filter(|_| exact),
+            tail: tail.filter(|&t| exact && (t != Tail::Boundary || prefix_free(&variants))),
             starts: StartSet::new(&variants),
         })
     }
@@ -139,51 +144,54 @@ impl Prefilter {
                 let hit = ac.find(Input::new(text).span(pos..text.len()))?;
                 (hit.start(), hit.end())
             }
-            Finder::Dfa(a) => after_space(a.as_ref(), &self.starts, text, pos)?,
-            Finder::Nfa(a) => after_space(a.as_ref(), &self.starts, text, pos)?,
+            Finder::Dfa(a) => after_space(a.as_ref(), &self.starts, text, pos, self.tail)?,
+            Finder::Nfa(a) => after_space(a.as_ref(), &self.starts, text, pos, self.tail)?,
         };
         Some(match self.tail {
             None => Next::SearchFrom(start),
-            Some(Tail::Nothing) => Next::Match(start, end),
+            Some(Tail::Nothing | Tail::Boundary) => Next::Match(start, end),
             Some(Tail::Word) => Next::Match(start, end + word_run(&text[end..])),
         })
     }
 }
 
-/// The leftmost `(?:\s|\A)` context at or after `pos` followed by a spelling of `a`: (context
-/// start, entry end). Contexts are tried in the regex's order: at offset 0 a whitespace
-/// character (`\s`) before the text start (`\A`).
-fn after_space(a: &impl Automaton, starts: &StartSet, text: &str, pos: usize) -> Option<(usize, usize)> {
+/// The leftmost `(?:\s|\A)` context at or after `pos` followed by a spelling of `a` (and, for
+/// [`Tail::Boundary`], by what that needs): (context start, entry end). Contexts are tried in
+/// the regex's order: at offset 0 a whitespace character (`\s`) before the text start (`\A`).
+fn after_space(a: &impl Automaton, starts: &StartSet, text: &str, pos: usize, tail: Option<Tail>) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
+    let entry = |q| entry_at(a, starts, bytes, q).filter(|&end| tail != Some(Tail::Boundary) || at_boundary(text, end));
     let mut i = pos;
     if pos == 0 {
         let len = space_len(text, 0);
-        if let Some(end) = (len > 0).then(|| entry_at(a, starts, bytes, len)).flatten() {
+        if let Some(end) = (len > 0).then(|| entry(len)).flatten() {
             return Some((0, end));
         }
-        if let Some(end) = entry_at(a, starts, bytes, 0) {
+        if let Some(end) = entry(0) {
             return Some((0, end));
         }
         i = len;
     }
-    loop {
-        i = next_space_lead(bytes, i)?;
-        let len = if bytes[i].is_ascii() { 1 } else { space_len(text, i) };
-        match len {
-            0 => i += 1,
-            len => {
-                if let Some(end) = entry_at(a, starts, bytes, i + len) {
-                    return Some((i, end));
-                }
-                i += len;
+    while i < bytes.len() {
+        let mut leads = space_leads(bytes, i);
+        while leads != 0 {
+            let at = i + leads.trailing_zeros() as usize;
+            leads &= leads - 1;
+            let len = if bytes[at].is_ascii() { 1 } else { space_len(text, at) };
+            if let Some(end) = (len > 0).then(|| entry(at + len)).flatten() {
+                return Some((at, end));
             }
         }
+        i += 64;
     }
+    None
 }
 
 /// End of the preferred spelling that starts at byte `q`, if any: the automaton stepped byte
 /// by byte until it dies, keeping the last match (leftmost-first automata stop extending a
-/// match once no preferred spelling can follow).
+/// match once no preferred spelling can follow). A state also carries the matches of the
+/// spellings that end it as suffixes (for unanchored searches): only a spelling as long as
+/// the walk, one that starts at `q`, counts.
 #[inline(always)]
 fn entry_at(a: &impl Automaton, starts: &StartSet, bytes: &[u8], q: usize) -> Option<usize> {
     if !starts.may_start(bytes.get(q..)?) {
@@ -197,7 +205,7 @@ fn entry_at(a: &impl Automaton, starts: &StartSet, bytes: &[u8], q: usize) -> Op
             if a.is_dead(sid) {
                 break;
             }
-            if a.is_match(sid) {
+            if a.is_match(sid) && a.pattern_len(a.match_pattern(sid, 0)) == i + 1 {
                 end = Some(q + i + 1);
             }
         }
@@ -217,22 +225,36 @@ static SPACE_LEADS: [u8; 256] = {
     t
 };
 
-/// Index of the first whitespace lead byte ([`SPACE_LEADS`]) at or after `i`: sixteen bytes
-/// at a time where SSE2 is there (always, on x86-64), else byte by byte. A per-byte loop
-/// mispredicted its exit at every word and took most of a text's scan.
+/// Bit `j` set when `bytes[i + j]` is a whitespace lead byte ([`SPACE_LEADS`]), for the 64
+/// bytes from `i` (fewer at the end). Sixteen bytes at a time where SSE2 is there (always, on
+/// x86-64), else byte by byte: a per-byte loop to each next whitespace mispredicted its exit
+/// at every word and took most of a text's scan; a mask is walked bit by bit.
 #[inline(always)]
-fn next_space_lead(bytes: &[u8], mut i: usize) -> Option<usize> {
-    #[cfg(target_arch = "x86_64")]
-    while let Some(block) = bytes.get(i..).and_then(<[u8]>::first_chunk::<16>) {
-        match sse2::space_leads(block) {
-            0 => i += 16,
-            mask => return Some(i + mask.trailing_zeros() as usize),
+fn space_leads(bytes: &[u8], i: usize) -> u64 {
+    let rest = &bytes[i..];
+    let mut padded = [0u8; 64];
+    let block = match rest.first_chunk::<64>() {
+        Some(block) => block,
+        None => {
+            padded[..rest.len()].copy_from_slice(rest);
+            &padded
         }
+    };
+    #[cfg(target_arch = "x86_64")]
+    {
+        let quarters = block.as_chunks::<16>().0;
+        quarters
+            .iter()
+            .rev()
+            .fold(0, |mask, q| (mask << 16) | u64::from(sse2::space_leads(q)))
     }
-    while SPACE_LEADS[*bytes.get(i)? as usize] == 0 {
-        i += 1;
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        block
+            .iter()
+            .rev()
+            .fold(0, |mask, &b| (mask << 1) | u64::from(SPACE_LEADS[b as usize]))
     }
-    Some(i)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -324,6 +346,27 @@ impl StartSet {
     fn may_start(&self, rest: &[u8]) -> bool {
         self.slot(rest).is_some_and(|slot| self.bits[slot >> 6] & (1 << (slot & 63)) != 0)
     }
+}
+
+/// Whether `(?:\W*\s|\z)` matches at byte `end` of `text`: the text ends there, or the
+/// non-word characters from there include a whitespace character (as the `regex` crate's
+/// Unicode classes have it).
+fn at_boundary(text: &str, end: usize) -> bool {
+    let rest = &text[end..];
+    rest.is_empty()
+        || rest
+            .chars()
+            .find(|&c| c.is_whitespace() || regex_syntax::is_word_character(c))
+            .is_some_and(char::is_whitespace)
+}
+
+/// Whether no spelling is a longer spelling's prefix (ASCII case ignored, as the automaton
+/// does).
+fn prefix_free(variants: &[String]) -> bool {
+    let mut folded: Vec<Vec<u8>> = variants.iter().map(|v| v.as_bytes().to_ascii_lowercase()).collect();
+    folded.sort_unstable();
+    folded.dedup();
+    folded.windows(2).all(|w| !w[1].starts_with(&w[0]))
 }
 
 /// Byte length of the `\w*` run that starts `s` (ASCII inline, the rest by the `regex` crate).
@@ -469,12 +512,15 @@ mod tests {
     #[test]
     fn space_leads_are_found_at_every_offset() {
         for lead in 0..=255u8 {
-            for at in 0..40 {
-                let mut bytes = vec![b'x'; 40];
-                bytes[at] = lead;
-                let want = (SPACE_LEADS[lead as usize] != 0).then_some(at);
-                for from in 0..=at {
-                    assert_eq!(next_space_lead(&bytes, from), want, "{lead:#x} at {at} from {from}");
+            for len in [1, 63, 64, 65, 100] {
+                for at in 0..len {
+                    let mut bytes = vec![b'x'; len];
+                    bytes[at] = lead;
+                    let is_lead = SPACE_LEADS[lead as usize] != 0;
+                    for from in (0..=at).filter(|from| at - from < 64) {
+                        let want = if is_lead { 1 << (at - from) } else { 0 };
+                        assert_eq!(space_leads(&bytes, from), want, "{lead:#x} at {at} from {from} of {len}");
+                    }
                 }
             }
         }
@@ -519,6 +565,80 @@ mod tests {
         // Past MAX_SPELLING_BYTES (1,728 spellings of 163 bytes): the regex alone.
         assert!(prefilter(&entry(48), true, Context::Space, None).is_none());
         assert!(start.elapsed() < std::time::Duration::from_secs(1));
+    }
+
+    #[test]
+    fn walks_agree_with_the_unit_regexes() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(15);
+        let letters = ['a', 'b', 'A', 'é', 'É', 'ß', '1', '_', '-'];
+        let text_chars = [
+            'a', 'b', 'B', 'é', 'É', 'ß', '1', '_', '-', ' ', '\u{a0}', '\n', '.', '!', '\u{2003}',
+        ];
+        let pick = |set: &[char], rng: &mut rand::rngs::Xoshiro256PlusPlus, max: usize| -> String {
+            (0..rng.random_range(1..=max))
+                .map(|_| set[rng.random_range(0..set.len())])
+                .collect()
+        };
+        // The prefix (with and without `\w*`) and exact units' patterns, and the group that
+        // is their match.
+        let units = [
+            (Some(Tail::Word), r"(?:\s|\A)(?:{})\w*", 0),
+            (Some(Tail::Nothing), r"(?:\s|\A)(?:{})", 0),
+            (Some(Tail::Boundary), r"((?:\s|\A)(?:{}))(?:\W*\s|\z)", 1),
+            (None, r"(?:\s|\A)(?:{})\w*", 0),
+        ];
+        let mut checked = 0;
+        for _ in 0..2000 {
+            let lexicon: Vec<String> = (0..rng.random_range(1..4)).map(|_| pick(&letters, &mut rng, 3)).collect();
+            let ci = rng.random_bool(0.5);
+            let (tail, pattern, group) = units[rng.random_range(0..units.len())];
+            let body = parse(&lexicon.join("|"), ci).unwrap();
+            let Some(p) = Prefilter::new(&body, Context::Space, tail) else {
+                continue;
+            };
+            let mut emitted = String::new();
+            super::super::syntax::emit(&body, &mut emitted);
+            let re = regex::Regex::new(&pattern.replace("{}", &emitted)).unwrap();
+            let regex_from = |pos: usize, text: &str| {
+                re.captures_at(text, pos)
+                    .map(|c| c.get(group).map(|g| (g.start(), g.end())).unwrap())
+            };
+            for _ in 0..20 {
+                let text = pick(&text_chars, &mut rng, 12);
+                for pos in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                    let got = match p.next(&text, pos) {
+                        None => None,
+                        Some(Next::Match(s, e)) => Some((s, e)),
+                        Some(Next::SearchFrom(from)) => regex_from(from, &text),
+                    };
+                    assert_eq!(got, regex_from(pos, &text), "{lexicon:?} ci {ci} {tail:?} in {text:?} from {pos}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100_000, "{checked}");
+        // A lexicon with a spelling that prefixes another leaves the choice to the regex.
+        let p = prefilter("ab|abc", true, Context::Space, Some(Tail::Boundary)).unwrap();
+        assert_eq!(p.next("x abc", 0), Some(Next::SearchFrom(1)));
+        let p = prefilter("abc|bc", true, Context::Space, Some(Tail::Boundary)).unwrap();
+        assert_eq!(p.next("abc- x", 0), Some(Next::Match(0, 3)));
+        assert_eq!(p.next("abcd abc!", 0), None);
+    }
+
+    #[test]
+    fn a_spelling_inside_another_is_no_match_at_its_start() {
+        // "ass" ends "kass", a prefix of "kassid": the walk from "k" passes a state that
+        // carries "ass" for unanchored searches.
+        for tail in [Some(Tail::Word), Some(Tail::Nothing), Some(Tail::Boundary)] {
+            let p = prefilter("kassid|ass", true, Context::Space, tail).unwrap();
+            assert_eq!(p.next("x kassa", 0), None, "{tail:?}");
+            assert_eq!(p.next("x kassid", 0), Some(Next::Match(1, 8)), "{tail:?}");
+        }
+        let words: Vec<String> = (0..MAX_DFA_BYTES / 6 + 500).map(|i| format!("w{i:05}")).collect();
+        let p = prefilter(&format!("kassid|ass|{}", words.join("|")), true, Context::Space, None).unwrap();
+        assert!(matches!(p.finder, Finder::Nfa(_)));
+        assert_eq!(p.next("x kassa", 0), None);
     }
 
     #[test]
