@@ -59,7 +59,10 @@ struct Raw {
 /// A compiled lexicon matcher; immutable, `Send + Sync`.
 #[derive(Debug)]
 pub struct Matcher {
+    /// The distinct units: an `and` lexicon's repeated entries share theirs.
     units: Vec<Unit>,
+    /// Each entry's unit (an `or` lexicon's one unit once), in lexicon order.
+    entry_units: Vec<usize>,
     counter: Option<Unit>,
     operator: Operator,
     required_words: f64,
@@ -85,12 +88,26 @@ impl Matcher {
         validate_entries("lexicon", &lexicon, cfg.ignore_case)?;
         validate_entries("counter_lexicon", &counter, cfg.ignore_case)?;
         let bodies = expand_slop(&lexicon, cfg);
-        let units = match cfg.operator {
-            Operator::Or => vec![Unit::build(&bodies.join("|"), cfg.match_type, cfg, "lexicon")?],
-            Operator::And => bodies
-                .iter()
-                .map(|b| Unit::build(b, cfg.match_type, cfg, "lexicon"))
-                .collect::<Result<_, _>>()?,
+        let (units, entry_units) = match cfg.operator {
+            Operator::Or => (vec![Unit::build(&bodies.join("|"), cfg.match_type, cfg, "lexicon")?], vec![0]),
+            Operator::And => {
+                // A repeated entry is compiled once (each unit compiles `\w`-sized regexes).
+                let mut first_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+                let mut units = Vec::new();
+                let mut entry_units = Vec::with_capacity(bodies.len());
+                for body in &bodies {
+                    let unit = match first_of.get(body.as_str()) {
+                        Some(&unit) => unit,
+                        None => {
+                            units.push(Unit::build(body, cfg.match_type, cfg, "lexicon")?);
+                            first_of.insert(body, units.len() - 1);
+                            units.len() - 1
+                        }
+                    };
+                    entry_units.push(unit);
+                }
+                (units, entry_units)
+            }
         };
         let counter = if counter.is_empty() {
             None
@@ -105,6 +122,7 @@ impl Matcher {
         let backtracks = units.iter().chain(&counter).any(|u| matches!(u.engine, Engine::Backtrack(_)));
         Ok(Matcher {
             units,
+            entry_units,
             counter,
             operator: cfg.operator,
             required_words: cfg.required_words,
@@ -129,7 +147,8 @@ impl Matcher {
         let mut counters: Option<Vec<Raw>> = None;
         let mut out = Vec::new();
         let mut found_units = 0usize;
-        for unit in &self.units {
+        for &unit in &self.entry_units {
+            let unit = &self.units[unit];
             let before = out.len();
             for raw in unit.find_all(&mut ctx)? {
                 let m = trim_raw(text, raw);
@@ -150,7 +169,7 @@ impl Matcher {
                 break;
             }
         }
-        if self.operator == Operator::And && (found_units as f64 / self.units.len() as f64) < self.required_words {
+        if self.operator == Operator::And && (found_units as f64 / self.entry_units.len() as f64) < self.required_words {
             out.clear();
         }
         Ok(out)

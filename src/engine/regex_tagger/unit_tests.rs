@@ -163,3 +163,27 @@ fn a_lone_whitespace_match_has_an_inverted_span() {
     let expected = [("x", [0, 1]), ("", [2, 1]), ("y", [2, 3]), ("", [3, 3])];
     assert_eq!(found(&m, "x y"), expected.map(|(s, span)| (s.to_string(), span)));
 }
+
+#[test]
+fn repeated_and_entries_share_a_unit_and_still_count_each() {
+    // Each entry of an `and` lexicon reports its matches and counts toward required_words;
+    // a repeated one is compiled once (the fuzzer's slow inputs: dozens of blank and
+    // repeated subword entries, each compiling `\w`-sized regexes).
+    let m = matcher(&["kass", "koer", "kass"], |c| c.operator = Operator::And);
+    let kass = ("kass", [0, 4]);
+    assert_eq!(found(&m, "kass ja koer"), pairs(&[kass, ("koer", [8, 12]), kass]));
+    assert_eq!(found(&m, "kass"), pairs(&[]));
+    let m = matcher(&["kass", "koer", "kass"], |c| {
+        c.operator = Operator::And;
+        c.required_words = 0.6;
+    });
+    assert_eq!(found(&m, "kass"), pairs(&[kass, kass]));
+    let lexicon: Vec<&str> = ["", "!", "kass", "M"].iter().copied().cycle().take(400).collect();
+    let start = Instant::now();
+    let m = matcher(&lexicon, |c| {
+        c.operator = Operator::And;
+        c.match_type = MatchType::Subword;
+    });
+    assert!(start.elapsed() < Duration::from_secs(1), "{:?}", start.elapsed());
+    assert_eq!(found(&m, "kass"), pairs(&[]));
+}
