@@ -115,7 +115,7 @@ impl Engine {
                 values.push((value, documents));
             }
         }
-        values.sort_by(|a, b| b.1.cmp(&a.1));
+        values.sort_by_key(|v| std::cmp::Reverse(v.1));
         Ok(values)
     }
 }

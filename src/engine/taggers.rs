@@ -742,6 +742,9 @@ struct FileTraining {
     positive: String,
 }
 
+/// One line of an examples file: its label and its field texts, or nothing to learn from.
+type ExampleLine = Option<(String, Vec<String>)>;
+
 /// Labelled examples from a JSONL file: lines whose `label_field` equals `positive` are
 /// positives, every other labelled line a negative; lines without the label are skipped. Lines
 /// are parsed in parallel; an error names the first bad line.
@@ -749,7 +752,7 @@ fn read_examples(path: &std::path::Path, t: &FileTraining) -> Result<Examples> {
     use rayon::prelude::*;
     let bytes = std::fs::read(path).map_err(|e| Error::BadRequest(format!("cannot read the examples file: {e}")))?;
     let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
-    let parsed: Vec<Result<Option<(String, Vec<String>)>>> = lines
+    let parsed: Vec<Result<ExampleLine>> = lines
         .par_iter()
         .enumerate()
         .map(|(n, line)| {

@@ -601,7 +601,7 @@ fn read_examples(path: &std::path::Path, t: &FileTraining) -> Result<Examples> {
         Some(_) => vec!["true".into(), "false".into()],
         None => {
             let mut by_count: Vec<(&str, usize)> = counts.iter().map(|(k, v)| (*k, *v)).collect();
-            by_count.sort_by(|a, b| b.1.cmp(&a.1));
+            by_count.sort_by_key(|c| std::cmp::Reverse(c.1));
             by_count.into_iter().map(|(k, _)| k.to_string()).collect()
         }
     };

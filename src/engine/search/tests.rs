@@ -871,7 +871,8 @@ fn a_malformed_excel_file_is_an_error_not_a_panic() {
     let path = fixture("malformed_cell_reference.xlsx");
     match read_rows(&path, FileKind::Excel, b',') {
         Err(e) => assert!(e.to_string().contains("cannot read the Excel file"), "{e}"),
-        Ok(rows) => assert!(!cfg!(debug_assertions), "overflow checks on, yet {} rows read", rows.count()),
+        Ok(rows) if cfg!(debug_assertions) => panic!("overflow checks on, yet {} rows read", rows.count()),
+        Ok(_) => {}
     }
 }
 
