@@ -704,3 +704,84 @@ fn batch_results_keep_input_order_across_chunks() {
         assert_eq!(got, &expected, "line {i}");
     }
 }
+
+/// `ta … < file` (stdin a regular file: its lines are mapped, not read) answers exactly what
+/// the same bytes through a pipe answer: results across chunks, line ends (`\n`, `\r\n`, a
+/// last line without one), invalid UTF-8 in a later chunk, an over-long line, and a file
+/// whose offset is past its start (only the unread rest is input).
+#[test]
+fn batch_input_from_a_file_answers_as_from_a_pipe() {
+    use std::io::{Seek, SeekFrom, Write};
+    use std::process::Stdio;
+    let d = varas_tagger();
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["regex-tagger", "tag", "1", "--field", "text"];
+    let run = |stdin: Stdio, feed: Option<Vec<u8>>| {
+        let mut child = common::ta_command(d.path())
+            .args(args)
+            .stdin(stdin)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let writer = feed.map(|bytes| {
+            let mut stdin = child.stdin.take().unwrap();
+            // ta may stop reading early; a broken pipe here is expected.
+            std::thread::spawn(move || drop(stdin.write_all(&bytes)))
+        });
+        let out = child.wait_with_output().unwrap();
+        if let Some(w) = writer {
+            w.join().unwrap();
+        }
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let both = |name: &str, bytes: Vec<u8>, skip: u64| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        let mut file = std::fs::File::open(&path).unwrap();
+        file.seek(SeekFrom::Start(skip)).unwrap();
+        let from_file = run(Stdio::from(file), None);
+        let from_pipe = run(Stdio::piped(), Some(bytes[skip as usize..].to_vec()));
+        assert_eq!(from_file, from_pipe, "{name}");
+        from_file
+    };
+    let line = |i: usize| match i % 4 {
+        0 => format!("{{\"text\": \"{i} varas\"}}\n"),
+        1 => format!("\"varas {i}\"\r\n"),
+        2 => "\n".to_string(),
+        _ => format!("va\rras {i} varas\n"),
+    };
+    let mut mixed: Vec<u8> = (0..10_000).flat_map(|i| line(i).into_bytes()).collect();
+    mixed.extend_from_slice(b"last varas\r");
+    let (code, out, _) = both("mixed.jsonl", mixed.clone(), 0);
+    assert_eq!(code, Some(0));
+    assert_eq!(out.lines().count(), 10_001);
+    let expected = json!({"tagger_id": 1, "tag": "t", "result": true, "matches": [{"str_val": "varas", "span": [5, 10]}]});
+    assert_eq!(serde_json::from_str::<Value>(out.lines().last().unwrap()).unwrap(), expected);
+
+    let skip = line(0).len() as u64;
+    let (code, out, _) = both("offset.jsonl", mixed.clone(), skip);
+    assert_eq!((code, out.lines().count()), (Some(0), 10_000));
+
+    let mut bad = mixed.clone();
+    bad[(0..9_000).map(|i| line(i).len()).sum::<usize>()] = 0xff;
+    let (code, out, err) = both("bad-utf8.jsonl", bad, 0);
+    assert_eq!(
+        (code, err.trim()),
+        (Some(3), "ta: error: cannot read input: stream did not contain valid UTF-8")
+    );
+    assert_eq!(out.lines().count(), 8_192);
+
+    let mut long = b"varas\n".to_vec();
+    long.extend(std::iter::repeat_n(b'a', (64 << 20) + 1));
+    let (code, out, err) = both("long.jsonl", long, 0);
+    assert_eq!(
+        (code, err.trim()),
+        (Some(3), "ta: error: cannot read input: an input line is longer than 64 MiB")
+    );
+    assert_eq!(out, "");
+}
