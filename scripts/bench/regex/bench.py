@@ -9,8 +9,9 @@ Two rows, each on the same corpus and lexicon (make_config.py's 200-entry prefix
   plain   the lexicon alone (no counter lexicon, no regex features), ta vs the faster of
           flashtext / pyahocorasick (literal keyword matching, different semantics: only
           the throughput is compared).
-ta runs `ta regex-tagger tag ID --field text` in local mode on a fresh data directory and
-is timed as a whole process minus the same process on the first line only (start-up,
+ta runs `ta regex-tagger tag ID --field text < corpus` in local mode on a fresh data
+directory (the "piped" row: `cat corpus | ta ...`, which reads stdin as a stream where the
+file is mapped; both outputs must be identical) and is timed as a whole process minus the same process on the first line only (start-up,
 database and matcher compilation: what the peers exclude as load and warm-up). The
 "engine" rows time `Matcher::find` alone (ENGINE_BINARY, built from engine.rs) on 1 and 2
 threads: the matcher's share without the command's JSON reading and writing. ta and the
@@ -49,12 +50,17 @@ class TaggerTa(Ta):
                 args += [f"--{key.replace('_', '-')}", str(value).lower() if isinstance(value, bool) else value]
         return json.loads(self.cli(*args))["id"]
 
-    def tag(self, tagger, corpus, out_path):
-        """Wall seconds of one `ta regex-tagger tag` run over `corpus`, output to `out_path`."""
+    def tag(self, tagger, corpus, out_path, piped=False):
+        """Wall seconds of one `ta regex-tagger tag` run over `corpus`, output to `out_path`;
+        stdin is the file itself, or a pipe from `cat` when `piped`."""
         with open(corpus, "rb") as inp, open(out_path, "wb") as out:
             t0 = time.perf_counter()
+            cat = subprocess.Popen(["cat"], stdin=inp, stdout=subprocess.PIPE) if piped else None
             res = subprocess.run([self.binary, "regex-tagger", "tag", str(tagger), "--field", "text"],
-                                 stdin=inp, stdout=out, stderr=subprocess.PIPE, env=self.env)
+                                 stdin=cat.stdout if cat else inp, stdout=out, stderr=subprocess.PIPE, env=self.env)
+            if cat:
+                cat.stdout.close()
+                cat.wait()
             seconds = time.perf_counter() - t0
         if res.returncode != 0:
             die(f"ta regex-tagger tag failed:\n{res.stderr.decode()[-2000:]}")
@@ -133,10 +139,12 @@ def main():
     rows, failed = [], False
     for mode in ("regex", "plain"):
         ta_out = os.path.join(work, f"ta_{mode}.jsonl")
-        ta_secs, peer_rows, engine_rows = [], {}, {1: [], 2: []}
+        ta_piped_out = os.path.join(work, f"ta_{mode}_piped.jsonl")
+        ta_secs, ta_piped_secs, peer_rows, engine_rows = [], [], {}, {1: [], 2: []}
         for i in range(a.repeats):
             startup = ta.tag(taggers[mode], first, os.path.join(work, "first_out.jsonl"))
             ta_secs.append(ta.tag(taggers[mode], corpus, ta_out) - startup)
+            ta_piped_secs.append(ta.tag(taggers[mode], corpus, ta_piped_out, piped=True) - startup)
             for threads, runs in engine_rows.items():
                 runs.append(engine(mode, threads))
             for name, script, extra in peer_runs[mode]:
@@ -155,7 +163,12 @@ def main():
                 agree = f"DIFFER on {len(bad)} docs (first: {bad[:5]})"
             else:
                 agree = f"identical ({sum(map(len, ours))} matches)"
-        ta_rows = [("ta (batch command)", ta_s, sum(map(len, ours)))]
+        with open(ta_out, "rb") as x, open(ta_piped_out, "rb") as y:
+            if x.read() != y.read():
+                failed = True
+                agree += "; piped input answered differently"
+        ta_rows = [("ta (batch command)", ta_s, sum(map(len, ours))),
+                   ("ta (batch, piped)", statistics.median(ta_piped_secs), sum(map(len, ours)))]
         for threads, runs in engine_rows.items():
             if any(r["matches"] != sum(map(len, ours)) for r in runs):
                 failed = True
