@@ -136,14 +136,17 @@ fn read_ahead(mapped: Option<&'static [u8]>) -> mpsc::Receiver<std::io::Result<C
     rx
 }
 
-/// Longest input line accepted (a guard against unbounded memory on input without newlines).
+/// Longest input line accepted (a guard against unbounded memory on input without newlines;
+/// a mapped file is held to it too, so that a file and a pipe answer alike).
 const MAX_LINE: usize = 64 << 20;
 
+/// The error of a line over `MAX_LINE`.
 fn too_long() -> std::io::Error {
     let message = format!("an input line is longer than {} MiB", MAX_LINE >> 20);
     std::io::Error::new(std::io::ErrorKind::InvalidData, message)
 }
 
+/// A chunk's bytes as text, or the error of bytes that are not UTF-8.
 fn utf8(bytes: Cow<[u8]>) -> std::io::Result<Cow<str>> {
     let bad = || std::io::Error::new(std::io::ErrorKind::InvalidData, "stream did not contain valid UTF-8");
     match bytes {
