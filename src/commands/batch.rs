@@ -83,6 +83,7 @@ impl Chunk<'_> {
 /// Stdin's unread rest, mapped into memory, when stdin is a regular file (`ta … < in.jsonl`):
 /// its lines are then sliced in place, never copied. Stdin's offset moves to the end, as if
 /// read. None for pipes, terminals, empty rests and anything that cannot be mapped.
+#[cfg(unix)]
 fn map_stdin() -> Option<memmap2::Mmap> {
     use std::io::{Seek, SeekFrom};
     use std::os::fd::AsFd;
@@ -103,13 +104,23 @@ fn map_stdin() -> Option<memmap2::Mmap> {
     map
 }
 
+/// Stdin is always read as a stream off Unix.
+#[cfg(not(unix))]
+fn map_stdin() -> Option<memmap2::Mmap> {
+    None
+}
+
 /// Drop a processed chunk's pages from the mapped input, so that resident memory stays flat
 /// however long the file is (the pages stay in the page cache).
+#[cfg_attr(not(unix), allow(unused_variables))]
 fn release(map: &memmap2::Mmap, text: &str) {
-    let offset = text.as_ptr() as usize - map.as_ptr() as usize;
-    // SAFETY: the map is a shared read-only file mapping: a page touched again (the next
-    // chunk may start on this chunk's last page) is read back from the file unchanged.
-    let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset, text.len()) };
+    #[cfg(unix)]
+    {
+        let offset = text.as_ptr() as usize - map.as_ptr() as usize;
+        // SAFETY: the map is a shared read-only file mapping: a page touched again (the next
+        // chunk may start on this chunk's last page) is read back from the file unchanged.
+        let _ = unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset, text.len()) };
+    }
 }
 
 /// Read the input in chunks on a separate thread, one chunk ahead of the consumer: sliced
