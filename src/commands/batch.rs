@@ -1,11 +1,10 @@
 //! Streaming batch runs (`ta ... tag < in.jsonl > out.jsonl`): a reader thread reads JSON
 //! lines in bounded chunks ahead of the work (slicing them in place when stdin is a mapped
-//! file, copying them from a pipe), lines are parsed in parallel, each chunk goes
-//! to a processor (the local engine, or a remote server) that returns one JSON text per
-//! line (as strings of one line each, or of several newline-separated lines), and the
-//! results are written in input order. Memory stays bounded by two chunks (a mapped file's
-//! processed pages are dropped);
-//! a progress bar is drawn on a terminal.
+//! file, copying them from a pipe), lines are parsed in parallel, each chunk goes to a
+//! processor (the local engine, or a remote server) that returns one JSON text per line (as
+//! strings of one line each, or of several newline-separated lines), and the results are
+//! written in input order. Memory stays bounded by two chunks (a mapped file's processed
+//! pages are dropped); a progress bar is drawn on a terminal.
 use crate::engine::error::{Error, Result};
 use crate::engine::lines::BatchItem;
 use rayon::prelude::*;
