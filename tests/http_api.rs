@@ -728,10 +728,32 @@ fn root_redirect_and_api_root() {
     s.get("/", None).expect(403, detail(AUTH_MISSING));
     let t = s.register("alice");
     let b = &s.base;
-    let root =
-        json!({"projects": format!("{b}/projects/"), "users": format!("{b}/users/"), "core_variables": format!("{b}/core_variables/")});
+    let root = json!({"projects": format!("{b}/projects/"), "users": format!("{b}/users/")});
     s.get("/", Some(&t)).expect(200, root.clone());
     s.get("", Some(&t)).expect(200, root);
+}
+
+/// Every link the API hands out (the API root's, a project's `resources`) answers: a GET is
+/// 200, or 405 where the link names an action that takes a POST, never 404.
+#[test]
+fn every_link_handed_out_answers() {
+    let s = Server::start();
+    let t = s.admin_token();
+    s.create_project(&t, "p", &[]);
+    let mut links: Vec<String> = Vec::new();
+    for path in ["/", "/projects/1/"] {
+        let body = s.get(path, Some(&t)).ok(200);
+        let map = if path == "/" { &body } else { &body["resources"] };
+        links.extend(map.as_object().unwrap().values().map(|v| v.as_str().unwrap().to_string()));
+    }
+    assert!(links.len() >= 14, "{links:?}");
+    for link in links {
+        let path = link
+            .strip_prefix(&s.base)
+            .unwrap_or_else(|| panic!("{link} is not under {}", s.base));
+        let status = s.get(path, Some(&t)).status;
+        assert!(status == 200 || status == 405, "{link}: {status}");
+    }
 }
 
 #[test]

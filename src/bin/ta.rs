@@ -14,6 +14,18 @@ use clap::Parser;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// A command whose reader goes away (`ta search … | head -1`) ends as a shell tool does, by
+/// SIGPIPE (exit status 141 in a shell), without a word: Rust ignores the signal, which
+/// would turn every write after it into an error. The server keeps ignoring it; its sockets
+/// are written with `MSG_NOSIGNAL` either way.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: sets the default disposition of one signal, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 /// mimalloc's `mi_option_purge_delay` (milliseconds), from its `mi_option_e`.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
@@ -36,6 +48,9 @@ fn main() {
         eprintln!("ta: internal error: {msg}{at}");
     }));
     let cli = ta::commands::Cli::parse();
+    if !cli.serves() {
+        restore_sigpipe();
+    }
     let code = std::panic::catch_unwind(|| ta::commands::run(cli)).unwrap_or(1);
     std::process::exit(code);
 }

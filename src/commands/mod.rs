@@ -134,6 +134,13 @@ pub enum Command {
     Man,
 }
 
+impl Cli {
+    /// Whether this run is the HTTP server (which outlives any one client).
+    pub fn serves(&self) -> bool {
+        matches!(self.command, Command::Serve(_))
+    }
+}
+
 /// Where commands run: the local engine acting as a user, or a remote server.
 pub enum Target {
     Local { engine: Arc<Engine>, ctx: Ctx },
@@ -146,9 +153,7 @@ pub fn local_base_url() -> String {
 }
 
 pub fn data_dir(cli: &Cli) -> PathBuf {
-    cli.data_dir
-        .clone()
-        .unwrap_or_else(|| dirs::data_dir().unwrap_or_else(|| PathBuf::from(".")).join("ta"))
+    cli.data_dir.clone().unwrap_or_else(crate::engine::default_data_dir)
 }
 
 /// The engine's settings from the flags and the environment: `TA_MAX_UPLOAD`, `TA_MAX_BODY`

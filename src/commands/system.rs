@@ -66,7 +66,14 @@ pub fn serve(cli: &Cli, a: &ServeArgs) -> Result<Option<Value>> {
         if let Err(e) = warm.start_search_merges() {
             eprintln!("ta: warning: index merges could not start: {e}");
         }
-        warm.mlp().alive();
+        let mlp = warm.mlp();
+        if !mlp.alive() {
+            eprintln!(
+                "ta: warning: language processing will refuse the texts that need what did not load: {}; {}",
+                mlp.load_errors().join("; "),
+                crate::engine::mlp::INSTALL_HINT
+            );
+        }
     });
     // Requests run their engine calls on the blocking pool. More threads than a few per core
     // only add memory (each keeps its own allocator heap) and switching: a burst of 256

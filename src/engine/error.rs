@@ -23,6 +23,9 @@ pub enum Error {
     /// 413 `{"detail": msg}`.
     #[error("{0}")]
     TooLarge(String),
+    /// 503 `{"detail": msg}`: something the operation needs is not installed (language data).
+    #[error("{0}")]
+    Unavailable(String),
     /// 500; the message is logged, never sent.
     #[error("internal error: {0}")]
     Internal(String),
@@ -52,7 +55,7 @@ type Make = fn(String) -> Error;
 
 /// The variants in the order `from_wire` tries them: a body must have exactly the variant's
 /// key (or, for `Invalid`, be any other 400 body).
-const WIRES: [(Make, Wire); 5] = [
+const WIRES: [(Make, Wire); 6] = [
     (
         Error::BadRequest,
         Wire {
@@ -91,6 +94,14 @@ const WIRES: [(Make, Wire); 5] = [
             status: 413,
             key: Some("detail"),
             exit_code: 6,
+        },
+    ),
+    (
+        Error::Unavailable,
+        Wire {
+            status: 503,
+            key: Some("detail"),
+            exit_code: 7,
         },
     ),
 ];
@@ -132,6 +143,7 @@ impl Error {
             Error::Forbidden(_) => w(2),
             Error::NotFound(_) => w(3),
             Error::TooLarge(_) => w(4),
+            Error::Unavailable(_) => w(5),
             Error::Internal(_) => INTERNAL,
         }
     }
@@ -151,7 +163,12 @@ impl Error {
         match self {
             Error::Invalid(v) => v.clone(),
             Error::Internal(_) => json!({ "detail": INTERNAL_DETAIL }),
-            Error::BadRequest(m) | Error::BadRequestError(m) | Error::Forbidden(m) | Error::NotFound(m) | Error::TooLarge(m) => {
+            Error::BadRequest(m)
+            | Error::BadRequestError(m)
+            | Error::Forbidden(m)
+            | Error::NotFound(m)
+            | Error::TooLarge(m)
+            | Error::Unavailable(m) => {
                 json!({ self.wire().key.unwrap_or("detail"): m })
             }
         }
@@ -198,6 +215,7 @@ mod tests {
             Error::Forbidden(NO_PERMISSION.into()),
             Error::NotFound(NOT_FOUND.into()),
             Error::TooLarge("too large".into()),
+            Error::Unavailable("language data missing".into()),
             Error::Internal(INTERNAL_DETAIL.into()),
         ];
         for e in all {

@@ -59,7 +59,8 @@ pub struct Config {
     pub search_url: Option<String>,
     /// PBKDF2 work factor of new password hashes (Django's by default).
     pub password_iterations: u32,
-    /// The directory holding the language data (`mlp/`); `None`: the data directory.
+    /// The directory holding the language data (`mlp/`); `None`: found as
+    /// `mlp::service::data_root` says (the data directory, then the default one).
     pub mlp_data: Option<PathBuf>,
     /// Language processing settings (languages, Russian tag set, Vabamorf instances).
     pub mlp: mlp::MlpConfig,
@@ -79,6 +80,14 @@ impl Config {
             mlp: mlp::MlpConfig::default(),
         }
     }
+}
+
+/// The default data directory: the platform's data directory (`$XDG_DATA_HOME` or
+/// `~/.local/share` on Linux, `~/Library/Application Support` on macOS) + `/ta`. The state
+/// lives there unless a face names another, and scripts/setup.sh installs the language data
+/// there, where every data directory without an `mlp/` of its own finds it.
+pub fn default_data_dir() -> PathBuf {
+    dirs::data_dir().unwrap_or_else(|| PathBuf::from(".")).join("ta")
 }
 
 /// Who is asking, and the API root their links are built from.

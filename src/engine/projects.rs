@@ -12,7 +12,8 @@ const INSUFFICIENT_PROJECT: &str = "Insufficient permissions for this project.";
 pub const INSUFFICIENT_RESOURCE: &str = "Insufficient permissions for this resource.";
 
 /// Link names of a project's `resources` map, in the reference's order; `None` means the
-/// link is not project-scoped.
+/// link is not project-scoped. A project lists those whose path has an operation
+/// ([`resource_links`]).
 const RESOURCE_LINKS: &[(&str, Option<&str>)] = &[
     ("lexicons", None),
     ("reindexer", None),
@@ -32,6 +33,24 @@ const RESOURCE_LINKS: &[(&str, Option<&str>)] = &[
     ("mlp_texts", Some("/mlp/texts/")),
     ("mlp_docs", Some("/mlp/docs/")),
 ];
+
+/// The paths of [`RESOURCE_LINKS`] that some operation answers, relative to the API root
+/// (`{pk}` for the project), in order.
+fn resource_links() -> &'static [(&'static str, String)] {
+    static LINKS: std::sync::OnceLock<Vec<(&str, String)>> = std::sync::OnceLock::new();
+    LINKS.get_or_init(|| {
+        RESOURCE_LINKS
+            .iter()
+            .map(|(name, fixed)| {
+                (
+                    *name,
+                    fixed.map_or_else(|| format!("/projects/{{project_pk}}/{name}/"), str::to_string),
+                )
+            })
+            .filter(|(_, path)| super::operations::declared(path))
+            .collect()
+    })
+}
 
 /// The project resource on the wire.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
@@ -120,13 +139,10 @@ impl Engine {
             .collect();
         let indices = self.project_indices(pk)?;
         let base = format!("{}/projects/{pk}", ctx.base_url);
-        let resources = RESOURCE_LINKS
+        let resources = resource_links()
             .iter()
-            .map(|(name, fixed)| {
-                let url = match fixed {
-                    Some(p) => format!("{}{p}", ctx.base_url),
-                    None => format!("{base}/{name}/"),
-                };
+            .map(|(name, path)| {
+                let url = format!("{}{}", ctx.base_url, path.replace("{project_pk}", &pk.to_string()));
                 (name.to_string(), Value::String(url))
             })
             .collect();

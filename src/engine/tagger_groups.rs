@@ -389,15 +389,17 @@ impl Engine {
     /// first, then the positive predictions of the candidate members, most probable first.
     /// Members tag the (lemmatized) text, or the given fields.
     fn group_tags(&self, g: &Group, text: &str, input: MemberInput, o: TagOptions) -> Result<Vec<GroupTag>> {
-        let analysis = (o.lemmatize || o.use_ner).then(|| {
-            let analyzers = super::mlp::Analyzers {
-                lemmas: o.lemmatize,
-                ner: o.use_ner,
-                entities: o.use_ner,
-                ..Default::default()
-            };
-            self.mlp().process(text.trim(), &analyzers)
-        });
+        let analysis = (o.lemmatize || o.use_ner)
+            .then(|| {
+                let analyzers = super::mlp::Analyzers {
+                    lemmas: o.lemmatize,
+                    ner: o.use_ner,
+                    entities: o.use_ner,
+                    ..Default::default()
+                };
+                self.mlp().process(text.trim(), &analyzers).map_err(Error::Unavailable)
+            })
+            .transpose()?;
         let read = match (&analysis, o.lemmatize) {
             (Some(a), true) => a["text"]["lemmas"].as_str().unwrap_or(text).to_string(),
             _ => text.to_string(),
@@ -435,7 +437,7 @@ impl Engine {
         let mut predicted = running
             .par_iter()
             .filter_map(|m| match self.prepared_tagger(m) {
-                Ok(t) => Some(Ok(member_tag(self, &t, &read, &input))),
+                Ok(t) => Some(member_tag(self, &t, &read, &input)),
                 // A member without a model (failed, or not trained yet) does not answer.
                 Err(Error::BadRequest(_)) => None,
                 Err(e) => Some(Err(e)),
@@ -653,7 +655,7 @@ impl Engine {
 }
 
 /// One member's prediction for the group's input.
-fn member_tag(e: &Engine, t: &PreparedTagger, read: &str, input: &MemberInput) -> TagOut {
+fn member_tag(e: &Engine, t: &PreparedTagger, read: &str, input: &MemberInput) -> Result<TagOut> {
     match input {
         MemberInput::Text => t.tag(e, &vec![read; t.field_count()], false),
         MemberInput::Fields(texts, lemmatize) => t.tag(e, &texts.iter().map(String::as_str).collect::<Vec<_>>(), *lemmatize),

@@ -438,7 +438,7 @@ impl Engine {
 
     /// Tags one example (a text per tagger field).
     pub fn tag_with_tagger(&self, r: &Resource, fields: &[&str], lemmatize: bool) -> Result<TagOut> {
-        Ok(self.prepared_tagger(r)?.tag(self, fields, lemmatize))
+        self.prepared_tagger(r)?.tag(self, fields, lemmatize)
     }
 
     /// Tags batch input lines (texts, or documents read at `fields`, default the tagger's
@@ -456,11 +456,11 @@ impl Engine {
                 let out = match super::lines::BatchItem::parse(line) {
                     super::lines::BatchItem::Text(text) => match super::pytext::strip(&text) {
                         "" => Err(Error::field("text", super::validate::NOT_BLANK)),
-                        text => Ok(t.tag(self, &vec![text; t.field_count()], false)),
+                        text => t.tag(self, &vec![text; t.field_count()], false),
                     },
                     super::lines::BatchItem::Doc(doc) => (fields.clone())
                         .and_then(|fields| doc_texts(doc.as_object(), &fields))
-                        .map(|texts| t.tag(self, &texts.iter().map(String::as_str).collect::<Vec<_>>(), false)),
+                        .and_then(|texts| t.tag(self, &texts.iter().map(String::as_str).collect::<Vec<_>>(), false)),
                 };
                 match out {
                     Ok(v) => serde_json::to_string(&v).unwrap_or_default(),
@@ -470,11 +470,15 @@ impl Engine {
             .collect())
     }
 
-    /// The lemmas string of a text (ta's own lemmatizer).
-    pub fn lemmas(&self, text: &str) -> String {
-        let analyzers = super::mlp::Analyzers::parse(&["lemmas".to_string()]).unwrap_or_default();
-        let v = self.mlp().process(text.trim(), &analyzers);
-        v["text"]["lemmas"].as_str().unwrap_or(text).to_string()
+    /// The lemmas string of a text (ta's own lemmatizer); a 503 when its language's data is
+    /// missing.
+    pub fn lemmas(&self, text: &str) -> Result<String> {
+        let analyzers = super::mlp::Analyzers {
+            lemmas: true,
+            ..Default::default()
+        };
+        let v = self.mlp().process(text.trim(), &analyzers).map_err(Error::Unavailable)?;
+        Ok(v["text"]["lemmas"].as_str().unwrap_or(text).to_string())
     }
 }
 
@@ -493,20 +497,30 @@ impl PreparedTagger {
         self.stored.fields.len().max(1)
     }
 
-    /// Label and probability of the predicted class for one text per field.
-    pub fn tag(&self, e: &Engine, fields: &[&str], lemmatize: bool) -> TagOut {
-        let lemmas = |t: &str| e.lemmas(t);
+    /// Label and probability of the predicted class for one text per field; with `lemmatize`,
+    /// a text whose language data is missing fails the call.
+    pub fn tag(&self, e: &Engine, fields: &[&str], lemmatize: bool) -> Result<TagOut> {
+        let refused = std::sync::OnceLock::new();
+        let lemmas = |t: &str| {
+            e.lemmas(t).unwrap_or_else(|err| {
+                let _ = refused.set(err);
+                t.to_string()
+            })
+        };
         let hooks = Hooks {
             lemmatize: lemmatize.then_some(&lemmas as &(dyn Fn(&str) -> String + Sync)),
             phraser: self.phraser.as_deref(),
         };
         let (result, probability) = self.model.tag_with(fields, &hooks);
-        TagOut {
+        if let Some(err) = refused.into_inner() {
+            return Err(err);
+        }
+        Ok(TagOut {
             tag: self.tag.clone(),
             probability,
             tagger_id: self.id,
             result,
-        }
+        })
     }
 }
 
@@ -714,7 +728,7 @@ impl Engine {
         let hide_false = f.boolean("hide_false").unwrap_or(true);
         f.finish()?;
         let text = text.unwrap_or_default();
-        let text = if lemmatize { self.lemmas(&text) } else { text };
+        let text = if lemmatize { self.lemmas(&text)? } else { text };
         let rows = match ids.filter(|i| !i.is_empty()) {
             Some(ids) => self.resources_by_ids(Kind::Tagger, pk, &ids)?,
             None => self.all_resources(Kind::Tagger, pk)?,

@@ -499,27 +499,23 @@ pub fn replace_in(v: &Value, from: &str, to: &str) -> Value {
     }
 }
 
-/// The 17 `resources` links of a project.
+/// The `resources` links of a project: the reference's, less those whose resources ta does
+/// not have yet (a link that answers 404 is not handed out).
 pub fn project_resources(base: &str, id: i64) -> Value {
     let p = format!("{base}/projects/{id}");
     serde_json::json!({
         "lexicons": format!("{p}/lexicons/"),
-        "reindexer": format!("{p}/reindexer/"),
         "dataset_imports": format!("{p}/dataset_imports/"),
         "searches": format!("{p}/searches/"),
         "scroll": format!("{p}/scroll/"),
-        "clustering": format!("{p}/clustering/"),
         "embeddings": format!("{p}/embeddings/"),
-        "embedding_clusters": format!("{p}/embedding_clusters/"),
         "taggers": format!("{p}/taggers/"),
         "tagger_groups": format!("{p}/tagger_groups/"),
         "torchtaggers": format!("{p}/torchtaggers/"),
         "regex_taggers": format!("{p}/regex_taggers/"),
         "anonymizers": format!("{p}/anonymizers/"),
         "regex_tagger_groups": format!("{p}/regex_tagger_groups/"),
-        "mlp_index": format!("{p}/mlp_index/"),
         "mlp_texts": format!("{base}/mlp/texts/"),
-        "mlp_docs": format!("{base}/mlp/docs/"),
     })
 }
 

@@ -775,7 +775,7 @@ fn speed(engine: &MlpEngine, set: &SampleSet, peers: Option<&Peers>) -> Vec<Spee
             let tokens: usize = texts
                 .par_iter()
                 .map(|text| {
-                    let out = engine.process(text, &Analyzers::all());
+                    let out = engine.process(text, &Analyzers::all()).unwrap_or_default();
                     out["text"]["text"]
                         .as_str()
                         .map_or(0, |t| t.split(' ').filter(|w| !w.is_empty()).count())

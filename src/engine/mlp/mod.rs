@@ -4,8 +4,11 @@
 //! lemma tables, the Russian dictionary, Vabamorf lexicons, entity lists) and records what
 //! loaded; `process` turns one text into the response item
 //! `{"text": {...}, "service_facts": [...], "texta_facts": [...]}`. The engine is Send + Sync:
-//! share one instance across request threads. A text whose analysis fails gets the fallback of
-//! mlp.md §7 (tokens as lemmas, `X` tags, regex facts) instead of failing the request.
+//! share one instance across request threads. A text that needs data which did not load (the
+//! language profiles, its language's analyser, the entity lists) is refused with a message
+//! naming the missing files: missing data is never answered with a guess. A text whose
+//! analysis fails with the data present gets the fallback of mlp.md §7 (tokens as lemmas, `X`
+//! tags, regex facts) instead of failing the request.
 //! `service` connects it to the `Engine` (shared instance, request validation, health).
 
 mod english;
@@ -44,6 +47,15 @@ pub enum Lang {
 }
 
 impl Lang {
+    /// The language's English name, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Et => "Estonian",
+            Lang::En => "English",
+            Lang::Ru => "Russian",
+        }
+    }
+
     pub fn code(self) -> &'static str {
         match self {
             Lang::Et => "et",
@@ -150,23 +162,26 @@ impl Analyzers {
     }
 }
 
-/// Per-language analysers that loaded.
-#[derive(Default)]
+/// A resource as loaded: the value, or what failed (file and reason).
+type Loaded<T> = Result<T, String>;
+
+/// Per-language analysers; a language that is not configured is `Err` too, but never asked for.
 struct Pipelines {
-    english: Option<English>,
-    estonian: Option<Estonian>,
-    russian: Option<Russian>,
+    english: Loaded<English>,
+    estonian: Loaded<Estonian>,
+    russian: Loaded<Russian>,
 }
 
 /// The loaded engine; see the module doc.
 pub struct MlpEngine {
     cfg: MlpConfig,
     data_dir: PathBuf,
-    detector: Option<LangDetector>,
+    /// `Ok(None)` when one language is configured (nothing to detect).
+    detector: Loaded<Option<LangDetector>>,
     pipelines: Pipelines,
     tokenizer: Tokenizer,
     facts: FactExtractor,
-    entity_mapper: EntityMapper,
+    entity_mapper: Loaded<EntityMapper>,
     entity_files: Vec<String>,
     errors: Vec<String>,
 }
@@ -179,35 +194,55 @@ struct Analysis {
     tags: Vec<String>,
 }
 
-fn record<T>(result: Result<T, String>, errors: &mut Vec<String>) -> Option<T> {
-    result.map_err(|e| errors.push(e)).ok()
+fn record<T>(result: Loaded<T>, errors: &mut Vec<String>) -> Loaded<T> {
+    if let Err(e) = &result {
+        errors.push(e.clone());
+    }
+    result
 }
+
+/// Loads one language's analyser when the language is configured.
+fn load_language<T>(cfg: &MlpConfig, lang: Lang, errors: &mut Vec<String>, load: impl FnOnce() -> Loaded<T>) -> Loaded<T> {
+    if cfg.languages.contains(&lang) {
+        record(load(), errors)
+    } else {
+        Err(format!("{} is not among the configured languages (TA_MLP_LANGUAGES)", lang.code()))
+    }
+}
+
+/// The refusal of a text that needs `what`, whose data failed to load with `error`.
+fn missing(what: &str, error: &str) -> String {
+    format!("language data missing for {what}: {error}; {INSTALL_HINT}")
+}
+
+/// How to get the language data, said wherever it is missing.
+pub const INSTALL_HINT: &str = "install it with scripts/setup.sh, or set TA_MLP_DATA to a directory holding mlp/";
 
 impl MlpEngine {
     /// Loads everything under `<data_dir>/mlp/`; never panics. Failures are kept and shown by
-    /// `load_errors` / `alive`; what did load still serves.
+    /// `load_errors` / `alive`; what did load still serves the texts that need only it.
     pub fn load(data_dir: &Path, cfg: MlpConfig) -> MlpEngine {
         let dir = data_dir.join("mlp");
         let mut errors = Vec::new();
-        let single = cfg.languages.len() == 1;
-        let detector = if single {
-            None
-        } else {
-            record(LangDetector::load(&dir.join("lang/profiles.json")), &mut errors)
+        let detector = match cfg.languages.len() {
+            1 => Ok(None),
+            _ => record(LangDetector::load(&dir.join("lang/profiles.json")).map(Some), &mut errors),
         };
-        let mut pipelines = Pipelines::default();
-        for lang in &cfg.languages {
-            match lang {
-                Lang::En => pipelines.english = record(English::load(&dir.join("en")), &mut errors),
-                Lang::Et => pipelines.estonian = record(Estonian::load(&dir.join("et"), cfg.et_instances), &mut errors),
-                Lang::Ru => pipelines.russian = record(Russian::load(&dir.join("ru"), cfg.ru_pos), &mut errors),
+        let pipelines = Pipelines {
+            english: load_language(&cfg, Lang::En, &mut errors, || English::load(&dir.join("en"))),
+            estonian: load_language(&cfg, Lang::Et, &mut errors, || Estonian::load(&dir.join("et"), cfg.et_instances)),
+            russian: load_language(&cfg, Lang::Ru, &mut errors, || Russian::load(&dir.join("ru"), cfg.ru_pos)),
+        };
+        let (entity_mapper, entity_files) = match record(EntityMapper::load(&dir.join("entity_mapper")), &mut errors) {
+            Ok((mapper, files)) => {
+                let files = files
+                    .iter()
+                    .map(|f| f.strip_prefix(data_dir).unwrap_or(f).to_string_lossy().into_owned())
+                    .collect();
+                (Ok(mapper), files)
             }
-        }
-        let (entity_mapper, files) = record(EntityMapper::load(&dir.join("entity_mapper")), &mut errors).unwrap_or_default();
-        let entity_files = files
-            .iter()
-            .map(|f| f.strip_prefix(data_dir).unwrap_or(f).to_string_lossy().into_owned())
-            .collect();
+            Err(e) => (Err(e), Vec::new()),
+        };
         MlpEngine {
             cfg,
             data_dir: data_dir.to_path_buf(),
@@ -241,25 +276,54 @@ impl MlpEngine {
         json!({"loaded entities": self.entity_files, "service": "ta-mlp", "version": self.cfg.version})
     }
 
-    /// One response item for an already trimmed text.
-    pub fn process(&self, text: &str, analyzers: &Analyzers) -> Value {
+    /// One response item for an already trimmed text, or, when the text needs data that did
+    /// not load, the refusal naming it.
+    pub fn process(&self, text: &str, analyzers: &Analyzers) -> Result<Value, String> {
         let normalized = html::normalize(text);
-        let lang = self.detect(&normalized);
+        let lang = self.detect_checked(&normalized)?;
+        self.check_ready(lang, analyzers)?;
         let analysis = catch_unwind(AssertUnwindSafe(|| self.analyze(&normalized, lang, analyzers)))
             .unwrap_or_else(|_| self.fallback(&normalized, lang));
         let joined = analysis.words.join(" ");
         let facts = catch_unwind(AssertUnwindSafe(|| self.extract_facts(&joined, &analysis, analyzers))).unwrap_or_default();
-        respond(&joined, &analysis, analyzers, &facts)
+        Ok(respond(&joined, &analysis, analyzers, &facts))
     }
 
     /// The language of `text` (mlp.md §2.5, with the departures in the README): see
-    /// [`decide_language`].
+    /// [`decide_language`]. Without the language profiles every text gets the default
+    /// language: callers check [`MlpEngine::alive`] first, or use `process`, which refuses.
     pub fn detect(&self, text: &str) -> Lang {
-        if self.cfg.languages.len() == 1 {
-            return self.cfg.languages[0];
+        self.detect_checked(text).unwrap_or(self.cfg.default_language)
+    }
+
+    fn detect_checked(&self, text: &str) -> Result<Lang, String> {
+        match &self.detector {
+            Ok(None) => Ok(self.cfg.languages[0]),
+            Ok(Some(detector)) => Ok(decide_language(
+                &detector.ranked(text),
+                text,
+                &self.cfg.languages,
+                self.cfg.default_language,
+            )),
+            Err(e) => Err(missing("language detection", e)),
         }
-        let ranked = self.detector.as_ref().map(|d| d.ranked(text)).unwrap_or_default();
-        decide_language(&ranked, text, &self.cfg.languages, self.cfg.default_language)
+    }
+
+    /// `Err` naming what `analyzers` need for a text in `lang` and did not load.
+    fn check_ready(&self, lang: Lang, analyzers: &Analyzers) -> Result<(), String> {
+        if analyzers.needs_pipeline() {
+            let p = &self.pipelines;
+            let loaded = match lang {
+                Lang::En => p.english.as_ref().map(drop),
+                Lang::Et => p.estonian.as_ref().map(drop),
+                Lang::Ru => p.russian.as_ref().map(drop),
+            };
+            loaded.map_err(|e| missing(&format!("{} analysis ({})", lang.name(), lang.code()), e))?;
+        }
+        if analyzers.entities {
+            self.entity_mapper.as_ref().map_err(|e| missing("the entities analyzer", e))?;
+        }
+        Ok(())
     }
 
     fn analyze(&self, text: &str, lang: Lang, analyzers: &Analyzers) -> Analysis {
@@ -286,9 +350,9 @@ impl MlpEngine {
     fn run_pipeline(&self, lang: Lang, words: &[Vec<&str>]) -> Option<Vec<(String, String)>> {
         let p = &self.pipelines;
         match lang {
-            Lang::En => p.english.as_ref().map(|e| e.analyze(words)),
-            Lang::Et => p.estonian.as_ref().map(|e| e.analyze(words)),
-            Lang::Ru => p.russian.as_ref().map(|r| r.analyze(words)),
+            Lang::En => p.english.as_ref().ok().map(|e| e.analyze(words)),
+            Lang::Et => p.estonian.as_ref().ok().map(|e| e.analyze(words)),
+            Lang::Ru => p.russian.as_ref().ok().map(|r| r.analyze(words)),
         }
     }
 
@@ -310,8 +374,8 @@ impl MlpEngine {
             found.extend(self.facts.emails(&doc));
             found.extend(self.facts.phones(&doc));
         }
-        if analyzers.entities {
-            found.extend(self.facts.entities(&doc, &self.entity_mapper));
+        if let (true, Ok(mapper)) = (analyzers.entities, &self.entity_mapper) {
+            found.extend(self.facts.entities(&doc, mapper));
         }
         if analyzers.namemail {
             found.extend(self.facts.namemails(&doc));
@@ -332,7 +396,7 @@ impl MlpEngine {
     /// Whether the Russian dictionary has `word` (`None` when Russian is not loaded); words
     /// it lacks are analysed by the suffix guesser.
     pub fn russian_knows(&self, word: &str) -> Option<bool> {
-        self.pipelines.russian.as_ref().map(|r| r.knows(word))
+        self.pipelines.russian.as_ref().ok().map(|r| r.knows(word))
     }
 
     /// Trains the English tag refiner from silver sentences with the port in `en/` of
@@ -348,7 +412,7 @@ impl MlpEngine {
 
     /// Raw textblob-aptagger PTB tags (for the WSJ fidelity benchmark).
     pub fn english_raw_tags(&self, sentences: &[Vec<&str>]) -> Option<Vec<String>> {
-        self.pipelines.english.as_ref().map(|e| e.tag_raw(sentences))
+        self.pipelines.english.as_ref().ok().map(|e| e.tag_raw(sentences))
     }
 
     /// Tokenized text of `text` in `lang`, sentence by sentence.

@@ -8,29 +8,24 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use super::{Analyzers, MlpConfig, MlpEngine};
+use super::{Analyzers, MlpConfig, MlpEngine, INSTALL_HINT};
 use crate::engine::error::{Error, Result};
 use crate::engine::regex_taggers::{MAX_TEXTS, TEXT};
 use crate::engine::validate::{Form, List, Mode};
 use crate::engine::{Ctx, Engine};
 
 /// The directory holding `mlp/`, in this order: the configured one (`TA_MLP_DATA`, set by the
-/// faces); ta's data directory when it has an `mlp/`; in debug builds only, the source
-/// checkout's `data/` (where scripts/setup.sh writes). A release build never looks at the
-/// build machine's paths.
+/// faces); ta's data directory when it has an `mlp/`; the default data directory (where
+/// scripts/setup.sh installs the language data) when it has one. Without any, ta's data
+/// directory, whose missing files the refusals then name.
 pub fn data_root(config: &crate::engine::Config) -> PathBuf {
     if let Some(dir) = &config.mlp_data {
         return dir.clone();
     }
-    if config.data_dir.join("mlp").is_dir() || !cfg!(debug_assertions) {
-        return config.data_dir.clone();
-    }
-    checkout_data()
-}
-
-/// `<checkout>/data`, the default output of scripts/setup.sh.
-pub fn checkout_data() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data")
+    [config.data_dir.clone(), crate::engine::default_data_dir()]
+        .into_iter()
+        .find(|dir| dir.join("mlp").is_dir())
+        .unwrap_or_else(|| config.data_dir.clone())
 }
 
 /// The `analyzers` choices: texta-mlp 1.4's eight plus `all` (mlp.md §1).
@@ -39,18 +34,15 @@ fn analyzer_choices() -> Vec<&'static str> {
 }
 
 impl Engine {
-    /// The language engine; the first call loads it (a few seconds) and logs what failed.
+    /// The language engine; the first call loads it (a few seconds). What failed to load is
+    /// in `load_errors`, and the texts that need it are refused.
     pub fn mlp(&self) -> &MlpEngine {
         self.mlp.get_or_init(|| {
             let cfg = MlpConfig {
                 version: env!("CARGO_PKG_VERSION").into(),
                 ..self.config.mlp.clone()
             };
-            let engine = MlpEngine::load(&data_root(&self.config), cfg);
-            for e in engine.load_errors() {
-                eprintln!("ta: mlp: {e}");
-            }
-            engine
+            MlpEngine::load(&data_root(&self.config), cfg)
         })
     }
 
@@ -66,15 +58,22 @@ impl Engine {
             None => Analyzers::all(),
         };
         let mlp = self.mlp();
-        Ok(texts.unwrap_or_default().par_iter().map(|t| mlp.process(t, &analyzers)).collect())
+        texts
+            .unwrap_or_default()
+            .par_iter()
+            .map(|t| mlp.process(t, &analyzers).map_err(Error::Unavailable))
+            .collect()
     }
 
-    /// The `/health` `mlp` block; `status` only when every resource loaded.
+    /// The `/health` `mlp` block; `status` only when every resource loaded, else `reason`:
+    /// what failed to load and how to install it.
     pub(in crate::engine) fn mlp_health(&self) -> Value {
         let mlp = self.mlp();
         let mut v = json!({"url": "builtin", "alive": mlp.alive()});
         if mlp.alive() {
             v["status"] = mlp.status();
+        } else {
+            v["reason"] = json!(format!("{}; {INSTALL_HINT}", mlp.load_errors().join("; ")));
         }
         v
     }

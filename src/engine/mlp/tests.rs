@@ -1,8 +1,8 @@
 //! Golden tests (mlp.md §3, §11 A6) and invariants (§2.1).
 //!
 //! Data-dependent tests use `$TA_MLP_DATA` (the directory holding `mlp/`) and then require
-//! every resource to load; without it they use the checkout's `data/` (scripts/setup.sh)
-//! when it has `mlp/` and are skipped otherwise.
+//! every resource to load; without it they use the default data directory, where
+//! scripts/setup.sh installs the data, when it has `mlp/`, and are skipped otherwise.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -15,7 +15,7 @@ fn data_dir() -> Option<PathBuf> {
     if let Ok(dir) = std::env::var("TA_MLP_DATA") {
         return Some(PathBuf::from(dir));
     }
-    let default = service::checkout_data();
+    let default = crate::engine::default_data_dir();
     default.join("mlp").is_dir().then_some(default)
 }
 
@@ -59,10 +59,28 @@ fn russian_engine() -> Option<MlpEngine> {
     Some(MlpEngine::load(&dir, cfg))
 }
 
-/// An engine without data: tokenization, facts and the default language only.
+/// An engine without data configured for Estonian alone (nothing to detect): tokenization
+/// and the regex facts of [`dataless`] analyzers.
 fn bare_engine() -> &'static MlpEngine {
     static ENGINE: OnceLock<MlpEngine> = OnceLock::new();
-    ENGINE.get_or_init(|| MlpEngine::load(std::path::Path::new("/nonexistent"), MlpConfig::default()))
+    ENGINE.get_or_init(|| {
+        let cfg = MlpConfig {
+            languages: vec![Lang::Et],
+            ..MlpConfig::default()
+        };
+        MlpEngine::load(std::path::Path::new("/nonexistent"), cfg)
+    })
+}
+
+/// The analyzers that read no data files.
+fn dataless() -> Analyzers {
+    Analyzers {
+        contacts: true,
+        namemail: true,
+        transliteration: true,
+        ner: true,
+        ..Analyzers::default()
+    }
 }
 
 fn all() -> Analyzers {
@@ -70,7 +88,15 @@ fn all() -> Analyzers {
 }
 
 fn run(engine: &MlpEngine, text: &str) -> Value {
-    engine.process(text, &all())
+    engine.process(text, &all()).unwrap()
+}
+
+/// `text` through the loaded engine with every analyzer, or without data through the bare one.
+fn run_any(text: &str) -> Value {
+    match engine() {
+        Some(e) => run(e, text),
+        None => bare_engine().process(text, &dataless()).unwrap(),
+    }
 }
 
 #[test]
@@ -83,20 +109,59 @@ fn analyzers_parse() {
 }
 
 #[test]
-fn missing_data_reports_and_still_serves() {
-    let e = bare_engine();
+fn missing_data_is_refused_naming_it() {
+    let e = MlpEngine::load(std::path::Path::new("/nonexistent"), MlpConfig::default());
     assert!(!e.alive());
     assert!(e.load_errors().iter().any(|m| m.contains("profiles.json")));
-    let out = run(e, "Please write to info@example.com for details.");
+    for analyzers in [all(), dataless()] {
+        let refusal = e.process("The council postponed the vote.", &analyzers).unwrap_err();
+        assert!(refusal.starts_with("language data missing for language detection: "), "{refusal}");
+        assert!(refusal.contains("/nonexistent/mlp/lang/profiles.json"), "{refusal}");
+        assert!(refusal.ends_with(INSTALL_HINT), "{refusal}");
+    }
+    // one configured language needs no detection; what the analyzers need is still checked
+    let e = bare_engine();
+    let refusal = e.process("Tere", &all()).unwrap_err();
+    assert!(
+        refusal.starts_with("language data missing for Estonian analysis (et): "),
+        "{refusal}"
+    );
+    let out = e.process("Please write to info@example.com for details.", &dataless()).unwrap();
     assert_eq!(out["text"]["text"], "Please write to info@example.com for details .");
     assert_eq!(out["text"]["lang"], "et");
     assert_eq!(out["service_facts"][0]["str_val"], "info@example.com");
     assert_eq!(e.status(), json!({"loaded entities": [], "service": "ta-mlp", "version": "0.1.0"}));
 }
 
+/// A partial install (the Russian dictionary missing) refuses Russian texts only.
+#[test]
+fn a_missing_language_is_refused_alone() {
+    let Some(dir) = or_skip(data_dir()) else { return };
+    let partial = std::env::temp_dir().join(format!("ta-mlp-partial-{}", std::process::id()));
+    std::fs::create_dir_all(partial.join("mlp")).unwrap();
+    for part in ["lang", "en", "et", "entity_mapper"] {
+        let link = partial.join("mlp").join(part);
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(dir.join("mlp").join(part), link).unwrap();
+    }
+    let e = MlpEngine::load(&partial, MlpConfig::default());
+    assert!(!e.alive());
+    let english = e.process("The council postponed the vote on the new bridge.", &all()).unwrap();
+    assert_eq!(english["text"]["lang"], "en");
+    assert_eq!(english["text"]["pos_tags"], "DT NN VBD DT NN IN DT JJ NN .");
+    let refusal = e.process("Лукашенко заявил о договоренности Москвы и Минска.", &all()).unwrap_err();
+    assert!(
+        refusal.starts_with("language data missing for Russian analysis (ru): "),
+        "{refusal}"
+    );
+    assert!(refusal.contains("mlp/ru"), "{refusal}");
+    std::fs::remove_dir_all(&partial).unwrap();
+}
+
 #[test]
 fn empty_after_html_strip() {
-    let out = run(bare_engine(), "<br>");
+    let Some(e) = engine() else { return };
+    let out = run(e, "<br>");
     assert_eq!(
         out,
         json!({"text": {"text": "", "lang": "et", "lemmas": "", "pos_tags": ""}, "service_facts": [], "texta_facts": []})
@@ -161,7 +226,8 @@ fn golden_russian() {
 
 #[test]
 fn golden_bounded() {
-    let out = run(bare_engine(), "Kirjuta Mari Tamm mari.tamm@example.ee");
+    let Some(e) = engine() else { return };
+    let out = run(e, "Kirjuta Mari Tamm mari.tamm@example.ee");
     let kinds: Vec<&str> = out["texta_facts"]
         .as_array()
         .unwrap()
@@ -393,16 +459,14 @@ fn check_invariants(out: &Value) {
 
 #[test]
 fn invariants_on_random_texts() {
-    let e = engine().unwrap_or_else(bare_engine);
     for text in random_texts(1000) {
-        check_invariants(&run(e, text.trim()));
+        check_invariants(&run_any(text.trim()));
     }
 }
 
 #[test]
 fn invariants_on_long_text() {
-    let e = engine().unwrap_or_else(bare_engine);
     let text = random_texts(400).join(" ");
     let long: String = text.chars().cycle().take(100_000).collect();
-    check_invariants(&run(e, long.trim()));
+    check_invariants(&run_any(long.trim()));
 }

@@ -96,7 +96,11 @@ pub fn operations() -> Vec<Operation> {
     vec![
         op!(Get "/", "root", "Links to the main collections", [] => [Value], |e, c| {
             let b = &c.ctx()?.base_url;
-            json!({"projects": format!("{b}/projects/"), "users": format!("{b}/users/"), "core_variables": format!("{b}/core_variables/")})
+            let links = ["projects", "users", "core_variables"]
+                .into_iter()
+                .filter(|name| super::declared(&format!("/{name}/")))
+                .map(|name| (name.to_string(), json!(format!("{b}/{name}/"))));
+            Value::Object(links.collect())
         }),
         op!(Get "/health/" open, "health", "Service health (host, search store, language processing, tasks)", [] => [Value], |e, c| e.health()?),
         session_op(

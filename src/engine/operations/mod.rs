@@ -318,6 +318,12 @@ macro_rules! op {
 }
 pub(crate) use op;
 
+/// Whether some operation is declared at `path` (a template, e.g.
+/// `/projects/{project_pk}/taggers/`): the links the API hands out name only such paths.
+pub fn declared(path: &str) -> bool {
+    all().iter().any(|op| op.path == path)
+}
+
 /// Every operation of the API, in documentation order.
 pub fn all() -> &'static [Operation] {
     static ALL: OnceLock<Vec<Operation>> = OnceLock::new();
