@@ -63,11 +63,17 @@ const ERRORS: &[(u16, &str, &str)] = &[
         "UnsupportedMediaType",
         "The body is not JSON, a url-encoded form or a multipart form",
     ),
+    (
+        503,
+        "Unavailable",
+        "Language data the request needs is not installed (the detail names the files and how to install them)",
+    ),
 ];
 
 /// The error statuses `o` can answer: every operation checks the token and the `Accept`
 /// header; one that takes a body can find it invalid, too large or of a foreign type; one
-/// with path parameters or pages can find nothing there.
+/// with path parameters or pages can find nothing there; one that runs language processing
+/// can miss its data.
 fn error_statuses(o: &Operation) -> Vec<u16> {
     let body = matches!(o.method, Method::Post | Method::Put | Method::Patch);
     let lookup = !o.param_names().is_empty() || o.query.iter().any(|q| q.name == "page");
@@ -77,6 +83,7 @@ fn error_statuses(o: &Operation) -> Vec<u16> {
         .filter(|s| match s {
             400 | 413 | 415 => body,
             404 => lookup,
+            503 => o.language_data,
             _ => true,
         })
         .collect()

@@ -64,6 +64,7 @@ fn session_op(
         response: Some(schema_of::<TokenOut>),
         upload: false,
         query: &[],
+        language_data: false,
         run,
     }
 }

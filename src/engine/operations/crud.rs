@@ -57,6 +57,7 @@ pub fn operations<K: ResourceKind>() -> Vec<Operation> {
         } else {
             &[]
         },
+        language_data: false,
         run,
     };
     vec![

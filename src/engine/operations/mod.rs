@@ -162,8 +162,14 @@ pub fn file_operation(
         response: None,
         upload: false,
         query: &[],
+        language_data: false,
         run,
     }
+}
+
+/// `op`, declared to run language processing (documented with its 503).
+pub fn analyses_text(op: Operation) -> Operation {
+    Operation { language_data: true, ..op }
 }
 
 /// The multipart body of import_model.
@@ -223,6 +229,8 @@ pub struct Operation {
     pub upload: bool,
     /// The query parameters it reads.
     pub query: &'static [QueryParam],
+    /// It may run language processing, and so answer 503 when the language data is missing.
+    pub language_data: bool,
     /// Performs the operation.
     pub run: fn(&Arc<Engine>, &Call) -> Result<Reply>,
 }
@@ -306,6 +314,7 @@ macro_rules! op {
             response: op!(@schema [$($resp)?]),
             upload: false,
             query: &[],
+            language_data: false,
             run: {
                 #[allow(unused_variables)]
                 fn run($e: &std::sync::Arc<$crate::engine::Engine>, $c: &$crate::engine::operations::Call) -> $crate::engine::error::Result<$crate::engine::operations::Reply> {

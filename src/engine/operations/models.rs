@@ -1,5 +1,5 @@
 //! Operations of the anonymizers and language processing (`api.md` §11–§12).
-use super::{crud, op, Operation};
+use super::{analyses_text, crud, op, Operation};
 use crate::engine::anonymizers::Anonymizers;
 use serde::Deserialize;
 use serde_json::Value;
@@ -37,8 +37,8 @@ pub fn operations() -> Vec<Operation> {
             |e, c| e.anonymize_text(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
         op!(Post "/projects/{project_pk}/anonymizers/{id}/anonymize_texts/", "anonymizers", "Anonymize texts", [AnonymizeTextsIn] => [Vec<String>],
             |e, c| e.anonymize_texts(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
-        op!(Post "/mlp/texts/", "mlp", "Language processing (tokens, lemmas, POS tags, language, facts)", [MlpIn] => [Value],
-            |e, c| Value::Array(e.mlp_texts(c.ctx()?, c.body)?)),
+        analyses_text(op!(Post "/mlp/texts/", "mlp", "Language processing (tokens, lemmas, POS tags, language, facts)", [MlpIn] => [Value],
+            |e, c| Value::Array(e.mlp_texts(c.ctx()?, c.body)?))),
     ]);
     ops
 }

@@ -1,6 +1,6 @@
 //! Operations of tagger groups (`api.md` §7).
 use super::taggers::IndicesIn;
-use super::{crud, file_operation, op, Call, ImportIn, Operation, Reply};
+use super::{analyses_text, crud, file_operation, op, Call, ImportIn, Operation, Reply};
 use crate::engine::error::Result;
 use crate::engine::tagger_groups::{GroupTag, MemberOut, RandomDocTags, RetrainOut, TaggerGroupOut, TaggerGroups};
 use crate::engine::Engine;
@@ -45,12 +45,12 @@ fn export(e: &Arc<Engine>, c: &Call) -> Result<Reply> {
 pub fn operations() -> Vec<Operation> {
     let mut ops = crud::operations::<TaggerGroups>();
     ops.extend([
-        op!(Post "/projects/{project_pk}/tagger_groups/{id}/tag_text/", "tagger_groups", "Tag one text with the members that similar documents propose", [GroupTagTextIn] => [Vec<GroupTag>],
-            |e, c| e.tagger_group_tag_text(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
-        op!(Post "/projects/{project_pk}/tagger_groups/{id}/tag_doc/", "tagger_groups", "Tag a document's fields", [GroupTagDocIn] => [Vec<GroupTag>],
-            |e, c| e.tagger_group_tag_doc(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
-        op!(Post "/projects/{project_pk}/tagger_groups/{id}/tag_random_doc/", "tagger_groups", "Tag a random document of the indices", [IndicesIn] => [RandomDocTags],
-            |e, c| e.tagger_group_tag_random_doc(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
+        analyses_text(op!(Post "/projects/{project_pk}/tagger_groups/{id}/tag_text/", "tagger_groups", "Tag one text with the members that similar documents propose", [GroupTagTextIn] => [Vec<GroupTag>],
+            |e, c| e.tagger_group_tag_text(c.ctx()?, c.pk()?, c.id("id")?, c.body)?)),
+        analyses_text(op!(Post "/projects/{project_pk}/tagger_groups/{id}/tag_doc/", "tagger_groups", "Tag a document's fields", [GroupTagDocIn] => [Vec<GroupTag>],
+            |e, c| e.tagger_group_tag_doc(c.ctx()?, c.pk()?, c.id("id")?, c.body)?)),
+        analyses_text(op!(Post "/projects/{project_pk}/tagger_groups/{id}/tag_random_doc/", "tagger_groups", "Tag a random document of the indices", [IndicesIn] => [RandomDocTags],
+            |e, c| e.tagger_group_tag_random_doc(c.ctx()?, c.pk()?, c.id("id")?, c.body)?)),
         op!(Get "/projects/{project_pk}/tagger_groups/{id}/models_list/", "tagger_groups", "The member taggers and their training status", [] => [Vec<MemberOut>],
             |e, c| e.tagger_group_models(c.ctx()?, c.pk()?, c.id("id")?)?),
         op!(Post "/projects/{project_pk}/tagger_groups/{id}/models_retrain/", "tagger_groups", "Train every member again (tasks)", [] => [RetrainOut],

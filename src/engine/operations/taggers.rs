@@ -1,6 +1,6 @@
 //! Operations of taggers (`api.md` §6 and Appendix A).
 use super::regex::{IndexName, TextIn};
-use super::{crud, file_operation, op, Call, ImportIn, Operation, QueryParam, Reply};
+use super::{analyses_text, crud, file_operation, op, Call, ImportIn, Operation, QueryParam, Reply};
 use crate::engine::classifier::Feature;
 use crate::engine::error::Result;
 use crate::engine::taggers::{TagOut, TaggerOut, Taggers};
@@ -102,12 +102,12 @@ fn export(e: &Arc<Engine>, c: &Call) -> Result<Reply> {
 pub fn operations() -> Vec<Operation> {
     let mut ops = crud::operations::<Taggers>();
     ops.extend([
-        op!(Post "/projects/{project_pk}/taggers/{id}/tag_text/", "taggers", "Tag one text", [TagTextIn] => [TagOut],
-            |e, c| e.tagger_tag_text(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
-        op!(Post "/projects/{project_pk}/taggers/{id}/tag_doc/", "taggers", "Tag a document's fields", [TagDocIn] => [TagOut],
-            |e, c| e.tagger_tag_doc(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
-        op!(Post "/projects/{project_pk}/taggers/{id}/tag_random_doc/", "taggers", "Tag a random document of the indices", [IndicesIn] => [Value],
-            |e, c| e.tagger_tag_random_doc(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
+        analyses_text(op!(Post "/projects/{project_pk}/taggers/{id}/tag_text/", "taggers", "Tag one text", [TagTextIn] => [TagOut],
+            |e, c| e.tagger_tag_text(c.ctx()?, c.pk()?, c.id("id")?, c.body)?)),
+        analyses_text(op!(Post "/projects/{project_pk}/taggers/{id}/tag_doc/", "taggers", "Tag a document's fields", [TagDocIn] => [TagOut],
+            |e, c| e.tagger_tag_doc(c.ctx()?, c.pk()?, c.id("id")?, c.body)?)),
+        analyses_text(op!(Post "/projects/{project_pk}/taggers/{id}/tag_random_doc/", "taggers", "Tag a random document of the indices", [IndicesIn] => [Value],
+            |e, c| e.tagger_tag_random_doc(c.ctx()?, c.pk()?, c.id("id")?, c.body)?)),
         Operation {
             query: &[QueryParam {
                 name: "size",
@@ -134,8 +134,8 @@ pub fn operations() -> Vec<Operation> {
             ..op!(Post "/projects/{project_pk}/taggers/import_model/", "taggers", "A new tagger from an export_model file", [ImportIn] => [TaggerOut] 201,
                 |e, c| e.import_tagger(c.ctx()?, c.pk()?, c.body)?)
         },
-        op!(Post "/projects/{project_pk}/taggers/multitag_text/", "taggers", "Run several taggers over one text", [MultitagIn] => [Vec<TagOut>],
-            |e, c| e.tagger_multitag_text(c.ctx()?, c.pk()?, c.body)?),
+        analyses_text(op!(Post "/projects/{project_pk}/taggers/multitag_text/", "taggers", "Run several taggers over one text", [MultitagIn] => [Vec<TagOut>],
+            |e, c| e.tagger_multitag_text(c.ctx()?, c.pk()?, c.body)?)),
     ]);
     ops
 }
