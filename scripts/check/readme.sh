@@ -3,6 +3,7 @@
 # `scripts/setup.sh && cargo run --release -- serve` (on a free port instead of 8000), and
 # checks that the server and `ta mlp` (with the tour's TA_DATA_DIR=./ta-data) analyse
 # English and Russian: language, lemmas and POS tags from the installed language data.
+# Then the README's tour, as written, line by line (bash -e): every line must succeed.
 # setup.sh reuses the data already built in the checkout, so this costs a copy of it and
 # the release build. Prints `readme_check result: passed|failed`; exits non-zero on failure.
 set -uo pipefail
@@ -74,4 +75,9 @@ if health["mlp"].get("alive") is not True:
     ok = False
 sys.exit(0 if ok else 1)
 PY
+# The tour: the README's block after "## A short tour", run from the checkout as a new user
+awk '/^## A short tour/ { tour = 1 } tour && /^```sh/ { on = 1; next } on && /^```/ { exit } on' README.md >"$work/tour.sh"
+[ -s "$work/tour.sh" ] || fail "no tour block in README.md"
+"${clean_env[@]}" bash -xeuo pipefail "$work/tour.sh" >"$work/tour.log" 2>&1 ||
+  fail "the tour failed: $(tail -5 "$work/tour.log")"
 echo "readme_check result: passed"
