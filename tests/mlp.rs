@@ -4,8 +4,9 @@
 //! `--field`, local and `--server` giving the same output).
 //!
 //! Tests that need the language data use `$TA_MLP_DATA` when set and then require it to be
-//! complete (CI sets it after scripts/setup.sh); otherwise the checkout's `data/mlp/`, and
-//! without that they are skipped with a message. Validation tests need no data.
+//! complete (CI sets it after scripts/setup.sh); otherwise the default data directory's
+//! `mlp/` (where setup.sh installs it), and without that they are skipped with a message.
+//! Validation tests and the refusals without data need none.
 mod common;
 
 use common::{ta, ta_command, Server};
@@ -19,7 +20,7 @@ fn have_data() -> bool {
     if std::env::var_os("TA_MLP_DATA").is_some() {
         return true;
     }
-    let present = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/mlp").is_dir();
+    let present = ta::engine::default_data_dir().join("mlp").is_dir();
     if !present {
         eprintln!("skipped: no language data (run scripts/setup.sh or set TA_MLP_DATA)");
     }
@@ -35,6 +36,74 @@ fn one(s: &Server, token: &str, text: &str) -> Value {
     let out = mlp(s, token, json!({ "texts": [text] })).ok(200);
     assert_eq!(out.as_array().map(Vec::len), Some(1), "one item: {out}");
     out[0].clone()
+}
+
+/// Without language data every face refuses what needs it, naming the missing file: HTTP
+/// 503 (language processing, a tagger asked to lemmatize), `/health/` says why, and
+/// `ta mlp` exits 7 with one line, locally and remotely alike.
+#[test]
+fn missing_language_data_is_refused() {
+    let empty = tempfile::tempdir().unwrap();
+    let root = empty.path().to_str().unwrap();
+    let s = Server::start_env(&[("TA_MLP_DATA", root)]);
+    let t = s.admin_token();
+    let message = format!(
+        "language data missing for language detection: {root}/mlp/lang/profiles.json: No such file or directory \
+         (os error 2); install it with scripts/setup.sh, or set TA_MLP_DATA to a directory holding mlp/"
+    );
+    mlp(&s, &t, json!({"texts": ["The council postponed the vote."]})).expect(503, json!({ "detail": message }));
+    let health = s.get("/health/", Some(&t)).ok(200);
+    assert_eq!(health["mlp"]["alive"], json!(false), "{health}");
+    assert!(health["mlp"].get("status").is_none(), "{health}");
+    let reason = health["mlp"]["reason"].as_str().unwrap();
+    assert!(reason.starts_with(&format!("{root}/mlp/lang/profiles.json: ")), "{reason}");
+    assert!(reason.contains("/mlp/ru/forms.tsv") && reason.ends_with("holding mlp/"), "{reason}");
+
+    let labelled = empty.path().join("labelled.jsonl");
+    let lines: String = (0..20)
+        .map(|i| {
+            let (text, label) = [("varas varastas", "crime"), ("ilus ilm", "weather")][i % 2];
+            json!({"text": text, "label": label}).to_string() + "\n"
+        })
+        .collect();
+    std::fs::write(&labelled, lines).unwrap();
+    s.create_project(&t, "p", &[]);
+    let train = ["tagger", "train", "--project", "1", "--description", "crime", "--field", "text"];
+    let args = [
+        &train[..],
+        &[
+            "--label-field",
+            "label",
+            "--positive",
+            "crime",
+            "--file",
+            labelled.to_str().unwrap(),
+        ],
+    ]
+    .concat();
+    let remote = |args: &[&str]| {
+        let all = [&["--server", s.base.as_str(), "--token", t.as_str()][..], args].concat();
+        common::ta_env(&s.data_dir, &all, &[("TA_MLP_DATA", Some(root))])
+    };
+    remote(&args).ok();
+    let tag = |lemmatize: bool| {
+        s.post(
+            "/projects/1/taggers/1/tag_text/",
+            Some(&t),
+            &json!({"text": "varas", "lemmatize": lemmatize}),
+        )
+    };
+    tag(false).ok(200);
+    tag(true).expect(503, json!({ "detail": message }));
+
+    let line = format!("ta: error: {message}");
+    let local = common::ta_env(
+        &s.data_dir,
+        &["mlp", "The council postponed the vote."],
+        &[("TA_MLP_DATA", Some(root))],
+    );
+    assert_eq!(local.fails(7), line);
+    assert_eq!(remote(&["mlp", "The council postponed the vote."]).fails(7), line);
 }
 
 #[test]
