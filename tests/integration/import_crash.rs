@@ -1,7 +1,7 @@
 //! Crash safety of dataset imports: a `ta serve` killed with SIGKILL in the middle of a large
 //! import keeps every batch it had committed, marks the import's task failed on restart, and
 //! its index store opens and takes new documents as before.
-mod common;
+use crate::common;
 
 use common::Server;
 use serde_json::{json, Value};

@@ -10,7 +10,7 @@
 //!
 //! The test prints `http conformance: N passed, M failed, K skipped`, then every failed
 //! step (scenario, step index, request, mismatches), and asserts that nothing failed.
-mod common;
+use crate::common;
 
 use common::{Server, ADMIN_PASSWORD};
 use regex::Regex;

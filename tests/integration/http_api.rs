@@ -8,7 +8,7 @@
 //! routes, slash-less paths, `?format=`, `.json`, 413, the root redirect, the API root,
 //! the docs pages and the OpenAPI document (every documented operation is routed), and
 //! durability across a SIGKILL.
-mod common;
+use crate::common;
 
 use common::{normalize, project_body, replace_in, Resp, Server, ADMIN_PASSWORD, USER_PASSWORD};
 use serde_json::{json, Value};

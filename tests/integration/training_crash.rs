@@ -1,7 +1,7 @@
 //! Crash safety of training: a `ta serve` killed with SIGKILL while a tagger or a neural
 //! tagger retrains marks the task failed on restart, the model trained before serves
 //! unchanged with its figures, and no temporary model file is left behind.
-mod common;
+use crate::common;
 
 use common::Server;
 use serde_json::{json, Value};

@@ -11,7 +11,7 @@
 //!
 //! `CONCURRENT_WRITERS_ROUNDS` (default 2) sets how many rounds each client runs; raise it
 //! for a heavier run by hand.
-mod common;
+use crate::common;
 
 use common::{normalize, Resp, Server};
 use serde_json::{json, Value};

@@ -1,4 +1,4 @@
-//! Shared helpers of the integration suites (`conformance_http`, `http_api`, `cli`).
+//! Shared helpers of the integration suites.
 //!
 //! - [`Server`]: a real `ta serve --port 0` on 127.0.0.1 with its own data directory.
 //!   The bound port is read from the `ta: serving http://...` line on stderr, the helper
@@ -9,7 +9,6 @@
 //! - [`ta`] / [`ta_env`]: run the `ta` binary (CLI) against a data directory with a
 //!   clean, deterministic environment.
 //! - [`normalize`]: replace the values that vary between runs (timestamps, tokens).
-#![allow(dead_code)]
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
@@ -70,7 +69,6 @@ pub struct Server {
     pub origin: String,
     /// API root without trailing slash: `http://127.0.0.1:PORT/api/v1`
     pub base: String,
-    pub port: u16,
     pub data_dir: PathBuf,
     stderr: Arc<Mutex<String>>,
     http: reqwest::blocking::Client,
@@ -138,7 +136,6 @@ impl Server {
             child: Some(child),
             base: format!("{origin}/api/v1"),
             origin,
-            port,
             data_dir: data_dir.to_path_buf(),
             stderr,
             http,

@@ -2,7 +2,7 @@
 //! `regex_tagger_group.jsonl`, `anonymizer.jsonl`) through the HTTP API of a real
 //! `ta serve`: a fresh project per case, the case's taggers/groups/anonymizer created over
 //! HTTP, the endpoint called, and the response compared with the expected JSON.
-mod common;
+use crate::common;
 
 use common::Server;
 use serde_json::{json, Value};

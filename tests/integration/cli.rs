@@ -10,7 +10,7 @@
 //!   data directory prints the same JSON once base URLs, timestamps and tokens are
 //!   normalised.
 //! - `ta completions bash|zsh|fish` equals the files checked in under `completions/`.
-mod common;
+use crate::common;
 
 use common::{normalize, replace_in, ta, ta_env, CliOut, Server, ADMIN_PASSWORD, USER_PASSWORD};
 use serde_json::{json, Value};

@@ -4,7 +4,7 @@
 //! similar documents and entity matches, models_list, models_retrain, update, export/import,
 //! delete and bulk_delete removing the members and their model files; and `ta tagger-group`
 //! locally and through a server with identical output.
-mod common;
+use crate::common;
 
 use common::{normalize, ta, ta_stdin, Resp, Server};
 use serde_json::{json, Value};

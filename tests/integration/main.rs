@@ -1,0 +1,18 @@
+//! The integration tests, one binary (each suite a module): the `ta` binary and a real
+//! `ta serve` on 127.0.0.1, driven from outside. `common` holds the shared helpers.
+mod common;
+
+mod access_matrix;
+mod cli;
+mod concurrent_writers;
+mod conformance_cases;
+mod conformance_copy;
+mod conformance_http;
+mod http_api;
+mod import_crash;
+mod indices;
+mod mlp;
+mod models;
+mod tagger_groups;
+mod torchtaggers;
+mod training_crash;
