@@ -24,11 +24,11 @@ fail() {
 }
 # a new user's environment: a fresh HOME and none of ta's variables (the Rust toolchain
 # stays where it is installed)
-clean_env=(env -u XDG_DATA_HOME -u XDG_CONFIG_HOME HOME="$home"
-  CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}")
+clean_env=(env -u XDG_DATA_HOME -u XDG_CONFIG_HOME)
 while IFS='=' read -r name _; do
   case "$name" in TA_* | TEXTA_*) clean_env+=(-u "$name") ;; esac
 done < <(env)
+clean_env+=(HOME="$home" CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}")
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
 "${clean_env[@]}" scripts/setup.sh >"$work/setup.log" 2>&1 || fail "scripts/setup.sh failed: $(tail -3 "$work/setup.log")"

@@ -529,8 +529,8 @@ pub fn project_body(base: &str, id: i64, title: &str, author: &str, user_ids: &[
     })
 }
 
-/// Run `ta args...` with `input` on stdin; returns stdout (panics unless it exits 0).
-pub fn ta_stdin(data_dir: &Path, args: &[&str], input: &str) -> String {
+/// Run `ta args...` with `input` on stdin.
+pub fn ta_piped(data_dir: &Path, args: &[&str], input: &str) -> CliOut {
     use std::io::Write;
     let mut child = ta_command(data_dir)
         .args(args)
@@ -546,6 +546,16 @@ pub fn ta_stdin(data_dir: &Path, args: &[&str], input: &str) -> String {
         .write_all(input.as_bytes())
         .expect("input written");
     let out = child.wait_with_output().expect("ta ends");
-    assert!(out.status.success(), "ta {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    CliOut {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Run `ta args...` with `input` on stdin; returns stdout (panics unless it exits 0).
+pub fn ta_stdin(data_dir: &Path, args: &[&str], input: &str) -> String {
+    let out = ta_piped(data_dir, args, input);
+    assert_eq!(out.code, 0, "ta {args:?}: {}", out.stderr);
+    out.stdout
 }

@@ -9,11 +9,9 @@
 //! Validation tests and the refusals without data need none.
 use crate::common;
 
-use common::{ta, ta_command, Server};
+use common::{ta, Server};
 use serde_json::{json, Value};
-use std::io::Write;
 use std::path::Path;
-use std::process::Stdio;
 
 /// Whether the language data is there (see the file doc); prints why a test is skipped.
 fn have_data() -> bool {
@@ -318,23 +316,6 @@ fn invariants_order_analyzers_and_health() {
 }
 
 /// `ta mlp` with `input` on stdin.
-fn ta_stdin(dir: &Path, args: &[&str], input: &str) -> (i32, String, String) {
-    let mut child = ta_command(dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("ta runs");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
-
 #[test]
 fn cli_local_and_remote() {
     if !have_data() {
@@ -354,7 +335,11 @@ fn cli_local_and_remote() {
     ]
     .join("\n");
     let args = ["mlp", "--field", "body.text", "--analyzers", "lemmas,contacts"];
-    let (code, local, err) = ta_stdin(dir.path(), &args, &input);
+    let common::CliOut {
+        code,
+        stdout: local,
+        stderr: err,
+    } = common::ta_piped(dir.path(), &args, &input);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<Value> = local.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 5, "{local}");
@@ -370,7 +355,11 @@ fn cli_local_and_remote() {
     let s = Server::start();
     let token = s.admin_token();
     let remote_args = [&args[..], &["--server", s.origin.as_str(), "--token", token.as_str()]].concat();
-    let (code, remote, err) = ta_stdin(dir.path(), &remote_args, &input);
+    let common::CliOut {
+        code,
+        stdout: remote,
+        stderr: err,
+    } = common::ta_piped(dir.path(), &remote_args, &input);
     assert_eq!(code, 0, "{err}");
     assert_eq!(remote, local, "remote output equals local output");
 
