@@ -3,7 +3,7 @@
 //! of HTTP or terminals: callers pass a `Ctx` (who is asking, and the base URL that
 //! resource links are built from) and get typed results or an `Error`.
 pub mod accounts;
-pub mod anonymizer;
+pub use ta_anonymizer as anonymizer;
 pub mod anonymizers;
 pub mod classifier;
 pub mod clock;
@@ -17,14 +17,14 @@ pub mod health;
 pub mod indices;
 pub mod kinds;
 pub mod lexicons;
-pub mod lines;
+pub use ta_text::lines;
 pub mod mlp;
 pub mod models;
 pub mod neural;
 pub mod operations;
 pub mod passwords;
 pub mod projects;
-pub mod pytext;
+pub use ta_text::pytext;
 pub mod regex_tagger;
 pub mod regex_taggers;
 pub mod resources;

@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use super::{Anonymizer, AnonymizerConfig, NameList};
 
-const CASES: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/anonymizer.jsonl"));
-const SKIPPED: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/skipped-shared.json"));
+const CASES: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/conformance/anonymizer.jsonl"));
+const SKIPPED: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/conformance/skipped-shared.json"));
 
 enum Outcome {
     Pass,
