@@ -25,7 +25,7 @@ pub mod operations;
 pub mod passwords;
 pub mod projects;
 pub use ta_text::pytext;
-pub mod regex_tagger;
+pub use ta_regex as regex_tagger;
 pub mod regex_taggers;
 pub mod resources;
 pub mod sample;

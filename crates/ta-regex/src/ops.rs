@@ -3,7 +3,7 @@
 //! `serde_json` to the exact wire JSON.
 //!
 //! Input assumption: request `text`/`texts` values are trimmed (Python `str.strip`, see
-//! `crate::engine::pytext::strip`) and checked non-blank by the validation layer before they reach these
+//! `ta_text::pytext::strip`) and checked non-blank by the validation layer before they reach these
 //! functions; spans then refer to the trimmed text. Document field values are never trimmed.
 
 use std::collections::HashSet;
@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{Match, MatchError, Matcher};
-use crate::engine::lines::{flat_get, DocTree};
+use ta_text::lines::{flat_get, DocTree};
 
 /// A group member or standalone tagger: (tagger id, tagger description, matcher).
 pub type Member<'a> = (i64, &'a str, &'a Matcher);

@@ -12,7 +12,7 @@ use super::backtrack::Program;
 use super::prefilter::{Context, Next, Prefilter, Tail};
 use super::syntax::{self, Node};
 use super::{CompileError, Match, MatchError, MatchType, MatcherConfig, Operator};
-use crate::engine::pytext::{is_space, repr, strip};
+use ta_text::pytext::{is_space, repr, strip};
 
 /// Limit for the compiled size of one `regex`-crate unit.
 const REGEX_SIZE_LIMIT: usize = 64 << 20;

@@ -12,8 +12,8 @@ use super::ops::{self, Group, Member};
 use super::{Matcher, MatcherConfig};
 
 const CASE_FILES: [&str; 2] = [
-    concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/regex_tagger.jsonl"),
-    concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/regex_tagger_group.jsonl"),
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/conformance/regex_tagger.jsonl"),
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/conformance/regex_tagger_group.jsonl"),
 ];
 
 enum Outcome {
@@ -184,7 +184,7 @@ fn members(taggers: &[Tagger]) -> Vec<Member<'_>> {
 
 /// Validation-layer behaviour for `text`: trimmed, non-blank.
 fn request_text(request: &Value) -> Result<String, Value> {
-    let text = crate::engine::pytext::strip(request["text"].as_str().unwrap_or(""));
+    let text = ta_text::pytext::strip(request["text"].as_str().unwrap_or(""));
     if text.is_empty() {
         return Err(json!({"text": ["This field may not be blank."]}));
     }
@@ -197,7 +197,7 @@ fn request_texts(request: &Value) -> Result<Vec<String>, Value> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|t| crate::engine::pytext::strip(t.as_str().unwrap()).to_string())
+        .map(|t| ta_text::pytext::strip(t.as_str().unwrap()).to_string())
         .collect();
     let blank: Map<String, Value> = texts
         .iter()
