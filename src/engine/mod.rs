@@ -5,7 +5,7 @@
 pub mod accounts;
 pub use ta_anonymizer as anonymizer;
 pub mod anonymizers;
-pub mod classifier;
+pub use ta_classifier as classifier;
 pub mod clock;
 pub mod dataset_imports;
 pub mod db;

@@ -1,17 +1,15 @@
 //! The training plot (`models.md` §4.4): a 400×400 PNG of the test part's confusion matrix, drawn with the font
 //! embedded for the classifier plots.
 
-use std::sync::OnceLock;
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use plotters::style::{register_font, FontStyle};
 
 use super::error::{NeuralError, Result};
 use super::metrics::Confusion;
+use ta_classifier::FONT;
 
 const SIZE: u32 = 400;
-const FONT: &str = "ta-neural-sans";
 /// Above this many classes the cells get no labels or counts (they would not fit).
 const MAX_LABELLED: usize = 12;
 
@@ -20,10 +18,8 @@ fn plot_error(e: impl std::fmt::Display) -> NeuralError {
 }
 
 fn register() -> Result<()> {
-    static REGISTERED: OnceLock<bool> = OnceLock::new();
-    let ok = *REGISTERED
-        .get_or_init(|| register_font(FONT, FontStyle::Normal, include_bytes!("../classifier/resources/DejaVuSans.ttf")).is_ok());
-    ok.then_some(())
+    ta_classifier::font_registered()
+        .then_some(())
         .ok_or_else(|| NeuralError::Plot("the embedded font could not be loaded".into()))
 }
 

@@ -2,7 +2,7 @@
 str.strip/lower/split with the module's stop lists) for 200 texts sampled from the peer corpora."""
 import json, os, random, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
-R = os.path.join(HERE, '../../../src/engine/classifier/resources/')
+R = os.path.join(HERE, '../../../crates/ta-classifier/src/resources/')
 CORPORA = sys.argv[1] if len(sys.argv) > 1 else '/work/corpora'  # shared/peers/corpora.sh output
 stop = set()
 for f in ['stopwords_en.txt', 'stopwords_et.txt', 'stopwords_ru.txt', 'punctuation.txt']:

@@ -11,7 +11,7 @@ use super::{logistic, select, svm};
 use serde_json::Value;
 
 fn golden(name: &str) -> Value {
-    let path = format!("{}/tests/data/classifier/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/../../tests/data/classifier/{name}", env!("CARGO_MANIFEST_DIR"));
     serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))).unwrap()
 }
 

@@ -20,6 +20,7 @@ mod metrics;
 mod model;
 mod murmur;
 mod plot;
+pub use plot::{font_registered, FONT};
 mod rng;
 mod select;
 mod sparse;

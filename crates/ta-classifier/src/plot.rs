@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 const WIDTH: u32 = 1200;
 const HEIGHT: u32 = 400;
-const FONT: &str = "sans-serif";
+pub const FONT: &str = "sans-serif";
 const DARK_ORANGE: RGBColor = RGBColor(255, 140, 0);
 const NAVY: RGBColor = RGBColor(0, 0, 128);
 
@@ -18,10 +18,16 @@ fn plot_error(e: impl std::fmt::Display) -> Error {
     Error::Plot(e.to_string())
 }
 
-fn register() -> Result<()> {
+/// Registers the embedded font with plotters as [`FONT`] (once); whether it loaded. The
+/// neural taggers' plots use it too.
+pub fn font_registered() -> bool {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
-    let ok = *REGISTERED.get_or_init(|| register_font(FONT, FontStyle::Normal, include_bytes!("resources/DejaVuSans.ttf")).is_ok());
-    ok.then_some(())
+    *REGISTERED.get_or_init(|| register_font(FONT, FontStyle::Normal, include_bytes!("resources/DejaVuSans.ttf")).is_ok())
+}
+
+fn register() -> Result<()> {
+    font_registered()
+        .then_some(())
         .ok_or_else(|| Error::Plot("the embedded font could not be loaded".into()))
 }
 
