@@ -104,10 +104,12 @@ fn embedding_error(e: EmbeddingError) -> Error {
     Error::BadRequest(e.to_string())
 }
 
-/// The embedding's phraser joins word pairs for the taggers that use it.
-impl classifier::Phraser for Embedding {
+/// An embedding's phraser, joining word pairs for the taggers that use it.
+struct EmbeddingPhraser(Arc<Embedding>);
+
+impl classifier::Phraser for EmbeddingPhraser {
     fn phrase(&self, tokens: Vec<String>) -> Vec<String> {
-        self.phraser().phrase(tokens)
+        self.0.phraser().phrase(tokens)
     }
 }
 
@@ -356,7 +358,7 @@ impl Engine {
     pub fn embedding_phraser(&self, pk: i64, embedding: Option<i64>) -> Result<Option<Arc<dyn classifier::Phraser>>> {
         match embedding {
             None => Ok(None),
-            Some(id) => Ok(Some(self.embedding_model(pk, id)? as Arc<dyn classifier::Phraser>)),
+            Some(id) => Ok(Some(Arc::new(EmbeddingPhraser(self.embedding_model(pk, id)?)))),
         }
     }
 

@@ -9,7 +9,7 @@ pub use ta_classifier as classifier;
 pub mod clock;
 pub mod dataset_imports;
 pub mod db;
-pub mod embedding;
+pub use ta_embedding as embedding;
 pub mod embeddings;
 pub mod error;
 pub mod export;

@@ -222,7 +222,7 @@ impl<'a> Cbow<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::embedding::vocab::VocabularyBuilder;
+    use crate::vocab::VocabularyBuilder;
 
     #[test]
     fn exp_table_is_the_sigmoid() {

@@ -112,7 +112,7 @@ fn top_k(rows: &[f32], dims: usize, first: usize, query: &[f32], excluded: &[usi
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::embedding::model::tests::tiny;
+    use crate::model::tests::tiny;
 
     fn phrases(result: &[super::Similar]) -> Vec<&str> {
         result.iter().map(|s| s.phrase.as_str()).collect()

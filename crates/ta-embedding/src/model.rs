@@ -5,7 +5,7 @@ use super::error::{EmbeddingError, Result};
 use super::phraser::Phraser;
 use super::settings::Settings;
 use super::vocab::Vocabulary;
-use crate::engine::pytext;
+use ta_text::pytext;
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
@@ -110,7 +110,7 @@ impl Embedding {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::engine::embedding::phraser::{Bigram, PhraserSettings};
+    use crate::phraser::{Bigram, PhraserSettings};
 
     /// A 4-word, 2-dimensional embedding with the phrase `new york`.
     pub(crate) fn tiny() -> Embedding {

@@ -197,7 +197,7 @@ mod tests {
             let topic = &topics[s % 2];
             let mut sentence = vec![format!("id{s}")];
             sentence.extend((0..12).map(|_| {
-                state = crate::engine::embedding::rng::splitmix64(state);
+                state = crate::rng::splitmix64(state);
                 topic[(state % 6) as usize].to_owned()
             }));
             if s % 10 == 0 {

@@ -94,7 +94,7 @@ mod tests {
         let noise = NoiseTable::new(&counts, 0.75);
         let table = &noise.cumulative;
         let last = u64::from(*table.last().unwrap());
-        let mut rng = crate::engine::embedding::rng::Lcg::new(3);
+        let mut rng = crate::rng::Lcg::new(3);
         let edges = table.iter().flat_map(|&c| [u64::from(c), u64::from(c) + 1]);
         for random in (0..100_000)
             .map(|_| rng.next())

@@ -234,7 +234,7 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::embedding::model::tests::tiny;
+    use crate::model::tests::tiny;
 
     #[test]
     fn round_trips_exactly_and_deterministically() {
