@@ -20,7 +20,7 @@ pub mod lexicons;
 pub use ta_text::lines;
 pub mod mlp;
 pub mod models;
-pub mod neural;
+pub use ta_neural as neural;
 pub mod operations;
 pub mod passwords;
 pub mod projects;

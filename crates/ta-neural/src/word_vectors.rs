@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::engine::embedding::Embedding;
+use ta_embedding::Embedding;
 
 /// Word vectors of a frozen embedding.
 pub trait WordVectors {
