@@ -204,7 +204,7 @@ def string_literals(path, min_len=6):
 
 def mlp():
     texts = []
-    for path in ["src/engine/mlp/html.rs", "src/engine/mlp/tests.rs", "src/engine/mlp/tokenize.rs", "src/engine/mlp/facts.rs"]:
+    for path in ["crates/ta-mlp/src/html.rs", "crates/ta-mlp/src/tests.rs", "crates/ta-mlp/src/tokenize.rs", "crates/ta-mlp/src/facts.rs"]:
         texts += string_literals(path)
     for path in sorted(glob.glob("tests/fixtures/mlp/bench/x-*/**/page.html", recursive=True)):
         html = open(path, encoding="utf-8").read()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Retrains the English tag refiner (src/engine/mlp/refiner.rs) into
+# Retrains the English tag refiner (crates/ta-mlp/src/refiner.rs) into
 # scripts/mlp-data/en/refiner.bin, which scripts/setup.sh installs. The same corpora, spaCy
 # model and ta give the same bytes.
 #

@@ -10,7 +10,8 @@ use self::bench::{BenchOptions, Peers, Report};
 use super::{batch, Cli, Target};
 use crate::engine::error::{Error, Result};
 use crate::engine::lines::BatchItem;
-use crate::engine::mlp::{service, MlpEngine, TrainOptions, PRUNE_BELOW};
+use crate::engine::language;
+use crate::engine::mlp::{MlpEngine, TrainOptions, PRUNE_BELOW};
 use crate::engine::regex_tagger::ops::flatten;
 use crate::engine::validate::NOT_BLANK;
 use clap::{Args, Subcommand};
@@ -156,7 +157,7 @@ pub fn bench(cli: &Cli, a: &BenchArgs) -> Result<Option<Value>> {
             "ta mlp bench runs locally only (drop --server / TA_SERVER)".into(),
         ));
     }
-    let data = service::data_root(&super::engine_config(cli));
+    let data = language::data_root(&super::engine_config(cli));
     let corpus = a
         .corpus
         .clone()
@@ -214,7 +215,7 @@ pub fn train_en(cli: &Cli, a: &TrainEnArgs) -> Result<Option<Value>> {
             "ta mlp train-en runs locally only (drop --server / TA_SERVER)".into(),
         ));
     }
-    let data = service::data_root(&super::engine_config(cli));
+    let data = language::data_root(&super::engine_config(cli));
     let progress = |epoch: usize, right: f64| eprintln!("epoch {epoch}/{}: {:.2}% of training tokens right", a.epochs, right * 100.0);
     let opts = TrainOptions {
         epochs: a.epochs.into(),

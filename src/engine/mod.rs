@@ -18,7 +18,8 @@ pub mod indices;
 pub mod kinds;
 pub mod lexicons;
 pub use ta_text::lines;
-pub mod mlp;
+pub use ta_mlp as mlp;
+pub mod language;
 pub mod models;
 pub use ta_neural as neural;
 pub mod operations;
@@ -60,7 +61,7 @@ pub struct Config {
     /// PBKDF2 work factor of new password hashes (Django's by default).
     pub password_iterations: u32,
     /// The directory holding the language data (`mlp/`); `None`: found as
-    /// `mlp::service::data_root` says (the data directory, then the default one).
+    /// `language::data_root` says (the data directory, then the default one).
     pub mlp_data: Option<PathBuf>,
     /// Language processing settings (languages, Russian tag set, Vabamorf instances).
     pub mlp: mlp::MlpConfig,
@@ -111,7 +112,7 @@ pub struct Engine {
     /// Loaded trained models (taggers, embeddings, neural taggers).
     models: models::ModelCache,
     search: Box<dyn search::SearchBackend>,
-    /// The language-processing engine, loaded on first use (`mlp::service`).
+    /// The language-processing engine, loaded on first use (`language`).
     mlp: OnceLock<mlp::MlpEngine>,
 }
 

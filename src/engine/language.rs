@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use super::{Analyzers, MlpConfig, MlpEngine, INSTALL_HINT};
+use super::mlp::{Analyzers, MlpConfig, MlpEngine, INSTALL_HINT};
 use crate::engine::error::{Error, Result};
 use crate::engine::regex_taggers::{MAX_TEXTS, TEXT};
 use crate::engine::validate::{Form, List, Mode};

@@ -15,7 +15,8 @@ fn data_dir() -> Option<PathBuf> {
     if let Ok(dir) = std::env::var("TA_MLP_DATA") {
         return Some(PathBuf::from(dir));
     }
-    let default = crate::engine::default_data_dir();
+    // ta's default data directory, where scripts/setup.sh installs the data
+    let default = dirs::data_dir()?.join("ta");
     default.join("mlp").is_dir().then_some(default)
 }
 

@@ -545,8 +545,8 @@ fn python_repr(map: &KindValues) -> String {
     let items: Vec<String> = map
         .iter()
         .map(|(k, vs)| {
-            let values: Vec<String> = vs.iter().map(|v| crate::engine::pytext::repr(v)).collect();
-            format!("{}: [{}]", crate::engine::pytext::repr(k), values.join(", "))
+            let values: Vec<String> = vs.iter().map(|v| ta_text::pytext::repr(v)).collect();
+            format!("{}: [{}]", ta_text::pytext::repr(k), values.join(", "))
         })
         .collect();
     format!("{{{}}}", items.join(", "))

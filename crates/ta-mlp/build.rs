@@ -1,6 +1,6 @@
 //! Build script: compiles Vabamorf (Estonian morphology, LGPL C++ from the estnltk 1.7.3
-//! sdist, extracted by scripts/mlp-fetch.sh into third_party/vabamorf/) and the C ABI shim
-//! in src/engine/mlp/vabamorf/shim.cpp, then sets `cfg(ta_vabamorf)`.
+//! sdist, extracted by scripts/mlp-fetch.sh into the checkout's third_party/vabamorf/) and
+//! the C ABI shim in src/vabamorf/shim.cpp, then sets `cfg(ta_vabamorf)`.
 //!
 //! The disambiguator's Viterbi search (etyhh/et3myh.cpp) is compiled from a patched copy in
 //! OUT_DIR: third_party/patches/vabamorf/et3_viterbi.inc (a patch to Vabamorf, under its
@@ -79,9 +79,11 @@ fn build_vabamorf(vabamorf: &Path, shim: &Path, viterbi: &Path) {
 }
 
 fn main() {
-    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    // crates/ta-mlp in the checkout, whose third_party/ scripts/setup.sh fills
+    let root = manifest.join("../..");
     let vabamorf = root.join("third_party/vabamorf");
-    let shim = root.join("src/engine/mlp/vabamorf/shim.cpp");
+    let shim = manifest.join("src/vabamorf/shim.cpp");
     let viterbi = root.join("third_party/patches/vabamorf/et3_viterbi.inc");
     println!("cargo::rustc-check-cfg=cfg(ta_vabamorf)");
     println!("cargo::rerun-if-changed={}", root.join("third_party").display());

@@ -9,7 +9,8 @@
 //! naming the missing files: missing data is never answered with a guess. A text whose
 //! analysis fails with the data present gets the fallback of mlp.md §7 (tokens as lemmas, `X`
 //! tags, regex facts) instead of failing the request.
-//! `service` connects it to the `Engine` (shared instance, request validation, health).
+//! The engine's `language` module connects it to the `Engine` (shared instance, request
+//! validation, health).
 
 mod english;
 mod entities;
@@ -21,7 +22,6 @@ mod langdetect;
 mod refiner;
 pub use refiner::{TrainOptions, PRUNE_BELOW};
 mod russian;
-pub mod service;
 mod tokenize;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
