@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the seed corpora under fuzz/corpus/<target>/ from the test data: the conformance
-cases (tests/conformance), the search tests' request bodies (src/engine/search), the import
+cases (tests/conformance), the search tests' request bodies (crates/ta-search), the import
 fixtures and the language-processing tests. Run from the repository root; deterministic, so
 re-running it reproduces the committed seeds. Each file is in its target's input format (see
 the comment at the top of fuzz/fuzz_targets/<target>.rs)."""
@@ -128,7 +128,7 @@ def search_dsl():
         {"query": {"more_like_this": {"fields": ["text"], "like": "Varas peeti kinni", "min_term_freq": 1, "min_doc_freq": 1}}},
         {"from": 2, "size": 1, "sort": [{"label": "asc"}, {"date": {"order": "asc"}}], "track_total_hits": True},
     ]
-    for path in sorted(glob.glob("src/engine/search/**/*.rs", recursive=True)):
+    for path in sorted(glob.glob("crates/ta-search/src/**/*.rs", recursive=True)):
         for v in json_macros(path):
             if isinstance(v, dict) and v and set(v) <= BODY_KEYS | {"track_total_hits", "search_after"}:
                 bodies.append(v)

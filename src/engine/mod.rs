@@ -30,7 +30,7 @@ pub use ta_regex as regex_tagger;
 pub mod regex_taggers;
 pub mod resources;
 pub mod sample;
-pub mod search;
+pub use ta_search as search;
 pub mod searches;
 pub mod tagger_groups;
 pub mod taggers;

@@ -633,7 +633,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::engine::search::tantivy_store::text_analyzer;
+    use crate::tantivy_store::text_analyzer;
 
     fn hl(spec: Value, query: Value, source: Value) -> Option<Value> {
         Highlighter::parse(&spec, &query, text_analyzer()).unwrap().highlight(&source)

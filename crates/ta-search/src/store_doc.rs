@@ -95,7 +95,7 @@ mod tests {
     use tantivy::schema::OwnedValue;
 
     use super::*;
-    use crate::engine::search::tantivy_store::schema_fields;
+    use crate::tantivy_store::schema_fields;
 
     /// A document's fields and values as (field name, JSON) pairs.
     fn fields_of(doc: &StoreDoc) -> Vec<(String, serde_json::Value)> {

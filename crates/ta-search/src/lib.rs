@@ -2,7 +2,7 @@
 //! Elasticsearch/OpenSearch client, the Elasticsearch query-DSL subset (for tantivy),
 //! streaming dataset-import readers and index-name rules.
 //!
-//! Self-contained: only `self::`/`super::` paths, so it compiles as `crate::engine::search`
+//! Self-contained: only `self::`/`super::` paths, so it compiles as `crate`
 //! and in a scratch crate alike.
 
 mod aggs;

@@ -29,7 +29,7 @@ impl Drop for TempDir {
 }
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(file!()).parent().unwrap().join("../../../tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(name)
 }
 
 fn corpus() -> Vec<Doc> {

@@ -18,13 +18,25 @@
 
 use serde_json::{json, Map, Value};
 use tantivy::aggregation::agg_req::Aggregations;
-use tantivy::time::OffsetDateTime;
+use tantivy::time::macros::format_description;
+use tantivy::time::{format_description::FormatItem, OffsetDateTime};
 
 use super::backend::{Result, SearchError};
 use super::date_math;
 use super::mapping::{FieldTypes, FACTS_FIELD};
 use super::sort::fast_column;
-use crate::engine::clock::es_date;
+
+/// Elasticsearch's rendering of dates in results: three fractional digits.
+const ES_FORMAT: &[FormatItem<'static>] = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
+
+/// Epoch milliseconds as Elasticsearch's default date format (`strict_date_optional_time`)
+/// renders them; an instant out of range stays a number.
+pub fn es_date(millis: i64) -> String {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000)
+        .ok()
+        .and_then(|at| at.format(ES_FORMAT).ok())
+        .unwrap_or_else(|| millis.to_string())
+}
 
 /// Most buckets a calendar date histogram may have (Elasticsearch's `search.max_buckets`).
 const MAX_CALENDAR_BUCKETS: usize = 65_536;
@@ -527,7 +539,7 @@ fn date_bounds(body: &Map<String, Value>) -> Result<Map<String, Value>> {
 #[cfg(test)]
 mod tests {
     use super::{map_fields, translate};
-    use crate::engine::search::mapping::FieldTypes;
+    use crate::mapping::FieldTypes;
     use serde_json::json;
 
     #[test]

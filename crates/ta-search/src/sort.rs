@@ -259,7 +259,7 @@ pub fn needs_scores(keys: &[SortKey]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{compare, parse, render, By, SortKey, SortValue};
-    use crate::engine::search::mapping::FieldTypes;
+    use crate::mapping::FieldTypes;
     use serde_json::json;
     use std::cmp::Ordering;
 
