@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 export TA_PASSWORD_ITERATIONS="${TA_PASSWORD_ITERATIONS:-1000}"
 mkdir -p target
 cargo build --locked || exit 1
-cargo test --locked --no-fail-fast -- --test-threads=2 --show-output 2>&1 | tee target/test.log
+cargo test --workspace --locked --no-fail-fast -- --test-threads=2 --show-output 2>&1 | tee target/test.log
 status=${PIPESTATUS[0]}
 # TA_API_FUZZ_EXAMPLES: examples per operation (10 keeps the pass near a minute and a half).
 scripts/check/api_fuzz.sh --examples "${TA_API_FUZZ_EXAMPLES:-10}" --workers 1 2>&1 | tee target/api-fuzz.log

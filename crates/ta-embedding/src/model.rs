@@ -5,9 +5,9 @@ use super::error::{EmbeddingError, Result};
 use super::phraser::Phraser;
 use super::settings::Settings;
 use super::vocab::Vocabulary;
-use ta_text::pytext;
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
+use ta_text::pytext;
 
 /// A trained word2vec embedding with its phraser.
 #[derive(Debug)]

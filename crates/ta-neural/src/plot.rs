@@ -1,7 +1,6 @@
 //! The training plot (`models.md` §4.4): a 400×400 PNG of the test part's confusion matrix, drawn with the font
 //! embedded for the classifier plots.
 
-
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 

@@ -36,7 +36,9 @@ struct Request {
 }
 
 fn scenario(file: &str, name: &str) -> Vec<Value> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/elastic").join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/elastic")
+        .join(file);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let fixture: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert!(fixture["source"].is_string(), "{file} names where its shapes come from");
