@@ -169,12 +169,6 @@ impl User {
     }
 }
 
-/// What a credentials check found (the faces turn this into their own answer).
-pub enum Authenticated {
-    Anonymous,
-    User(User),
-}
-
 impl Engine {
     /// Create the built-in superuser `admin` (id 1) when the store has no users.
     /// Returns the password when it was taken from the default (caller warns).

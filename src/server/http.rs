@@ -1,11 +1,11 @@
 //! Request plumbing shared by every handler: who is calling (token, session or
 //! anonymous), the API base URL for links, DRF-style body parsing (JSON, url-encoded and
-//! multipart forms), path ids, and turning engine results into responses.
+//! multipart forms), query strings, and turning engine results into responses.
 use crate::engine::accounts::User;
 use crate::engine::dataset_imports::Upload;
 use crate::engine::error::Error;
 use crate::engine::validate::FORM_MARKER;
-use crate::engine::{Ctx, Engine};
+use crate::engine::Engine;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::{header, request::Parts, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -54,20 +54,6 @@ impl From<Error> for ApiError {
             body: e.body(),
         }
     }
-}
-
-pub type Reply = Result<Response, ApiError>;
-
-pub fn ok<T: Serialize>(v: T) -> Reply {
-    Ok(json_response(StatusCode::OK, &v))
-}
-
-pub fn created<T: Serialize>(v: T) -> Reply {
-    Ok(json_response(StatusCode::CREATED, &v))
-}
-
-pub fn no_content(_: ()) -> Reply {
-    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// Run blocking engine work off the async runtime.
@@ -151,53 +137,6 @@ pub fn base_url(headers: &HeaderMap) -> String {
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("localhost");
     let scheme = headers.get("x-forwarded-proto").and_then(|h| h.to_str().ok()).unwrap_or("http");
     format!("{scheme}://{host}/api/v1")
-}
-
-/// Extractor: an authenticated caller, as an engine `Ctx`.
-pub struct Authed(pub Ctx);
-
-impl<S: Send + Sync> FromRequestParts<S> for Authed {
-    type Rejection = ApiError;
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        match parts.extensions.get::<Caller>() {
-            Some(Caller::User(u)) => Ok(Authed(Ctx {
-                user: u.clone(),
-                base_url: base_url(&parts.headers),
-            })),
-            _ => Err(ApiError::from(Error::Forbidden(
-                "Authentication credentials were not provided.".into(),
-            ))),
-        }
-    }
-}
-
-/// Extractor: the caller, authenticated or not (open endpoints).
-pub struct MaybeAuthed(pub Option<User>);
-
-impl<S: Send + Sync> FromRequestParts<S> for MaybeAuthed {
-    type Rejection = ApiError;
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        Ok(MaybeAuthed(match parts.extensions.get::<Caller>() {
-            Some(Caller::User(u)) => Some(u.clone()),
-            _ => None,
-        }))
-    }
-}
-
-/// Extractor: integer path parameters; anything else is a 404 as in the reference.
-pub struct Ids(pub Vec<i64>);
-
-impl<S: Send + Sync> FromRequestParts<S> for Ids {
-    type Rejection = ApiError;
-    async fn from_request_parts(parts: &mut Parts, s: &S) -> Result<Self, Self::Rejection> {
-        let axum::extract::Path(raw): axum::extract::Path<Vec<(String, String)>> = axum::extract::Path::from_request_parts(parts, s)
-            .await
-            .map_err(|_| ApiError::from(Error::not_found()))?;
-        raw.iter()
-            .map(|(_, v)| v.parse::<i64>().map_err(|_| ApiError::from(Error::not_found())))
-            .collect::<Result<_, _>>()
-            .map(Ids)
-    }
 }
 
 /// Extractor: query parameters (last value wins).
