@@ -12,6 +12,7 @@ mod http_api;
 mod import_crash;
 mod indices;
 mod mlp;
+mod pipes;
 mod models;
 mod tagger_groups;
 mod torchtaggers;
