@@ -32,6 +32,7 @@ pub mod resources;
 pub mod sample;
 pub use ta_search as search;
 pub mod searches;
+pub mod tagger_files;
 pub mod tagger_groups;
 pub mod taggers;
 pub mod tasks;
