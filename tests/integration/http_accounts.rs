@@ -285,11 +285,16 @@ fn password_reset_and_verify_email() {
     s.post("/rest-auth/password/reset/", None, &json!({}))
         .expect(400, json!({"email": ["This field is required."]}));
     // ta logs the mail (uid and token) on stderr instead of sending it.
-    let log = s.stderr();
-    let line = log
-        .lines()
-        .find(|l| l.contains("alice@example.com") && l.contains("uid="))
-        .unwrap_or_else(|| panic!("reset mail logged: {log}"));
+    // the server's stderr is read on another thread: wait for the line to arrive
+    let started = std::time::Instant::now();
+    let line = loop {
+        let log = s.stderr();
+        if let Some(l) = log.lines().find(|l| l.contains("alice@example.com") && l.contains("uid=")) {
+            break l.to_string();
+        }
+        assert!(started.elapsed().as_secs() < 10, "reset mail logged: {log}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
     let field = |name: &str| {
         line.split(&format!("{name}="))
             .nth(1)

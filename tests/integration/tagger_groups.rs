@@ -258,7 +258,7 @@ fn tagger_group_routes_and_errors() {
         tags,
         json!([{"tag": "crime", "probability": tags[0]["probability"], "tagger_id": member("crime"), "result": true}])
     );
-    tag(json!({"text": "varas murdis sisse", "n_similar_docs": 0})).expect(200, json!([]));
+    tag(json!({"text": "varas murdis sisse", "n_similar_docs": 0, "lemmatize": false, "use_ner": false})).expect(200, json!([]));
     // Defaults: lemmatized, with entities; `sport` is in the entity list, so it comes first
     // and its tagger does not run again. Without the language data that is a refusal.
     let sport = tag(json!({"text": "sport: korvpalli meeskond võitis mängu ja sportlane jooksis maratoni"}));
@@ -288,20 +288,25 @@ fn tagger_group_routes_and_errors() {
         json!({"detail": "document does not contain required fields. required fields: ['text']"}),
     );
 
-    // tag_random_doc: a document reduced to the members' fields, and its tags.
-    let random = s
-        .post(
-            &format!("{url}{id}/tag_random_doc/"),
-            Some(t),
-            &json!({"indices": [{"name": "topics"}]}),
-        )
-        .ok(200);
-    assert_eq!(
-        random["document"].as_object().unwrap().keys().collect::<Vec<_>>(),
-        ["text"],
-        "{random}"
+    // tag_random_doc: a document reduced to the members' fields, and its tags (lemmatized,
+    // with entities: without the language data, a refusal).
+    let random = s.post(
+        &format!("{url}{id}/tag_random_doc/"),
+        Some(t),
+        &json!({"indices": [{"name": "topics"}]}),
     );
-    assert!(random["tags"].is_array(), "{random}");
+    if analysed {
+        let random = random.ok(200);
+        assert_eq!(
+            random["document"].as_object().unwrap().keys().collect::<Vec<_>>(),
+            ["text"],
+            "{random}"
+        );
+        assert!(random["tags"].is_array(), "{random}");
+    } else {
+        let detail = random.ok(503)["detail"].as_str().unwrap().to_string();
+        assert!(detail.starts_with("language data missing for language detection: "), "{detail}");
+    }
     s.post(
         &format!("{url}{id}/tag_random_doc/"),
         Some(t),
@@ -344,7 +349,7 @@ fn tagger_group_routes_and_errors() {
             json!({"total": 4, "completed": 3, "training": 0, "created": 0, "failed": 0})
         )
     );
-    let text = json!({"text": "politsei pidas varga kinni", "use_ner": false});
+    let text = json!({"text": "politsei pidas varga kinni", "use_ner": false, "lemmatize": false});
     let original = tag(text.clone()).ok(200);
     let copied = s.post(&format!("{url}{copy}/tag_text/"), Some(t), &text).ok(200);
     assert_eq!(
@@ -472,7 +477,7 @@ fn cli_trains_and_tags_locally_and_remotely_alike() {
         "{}\n{{\"text\": \"homme sajab vihma ja tuul on tugev\"}}\n\n{{\"other\": 1}}\n",
         json!(text)
     );
-    let stream = ["tagger-group", "tag", "1", "--no-lemmatize"];
+    let stream = ["tagger-group", "tag", "1", "--no-lemmatize", "--no-ner"];
     let local_stream = ta_stdin(&data, &stream, &lines);
     let results: Vec<Value> = local_stream.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(results.len(), 4, "{local_stream}");
@@ -487,7 +492,7 @@ fn cli_trains_and_tags_locally_and_remotely_alike() {
         json!({"error": "document does not contain required fields. required fields: ['text']"})
     );
     // The options reach every line: no candidate members, no tags.
-    let no_candidates = [&stream[..], &["--candidate-tags", "0", "--no-ner"]].concat();
+    let no_candidates = [&stream[..], &["--candidate-tags", "0"]].concat();
     let none = ta_stdin(&data, &no_candidates, &lines);
     assert_eq!(none.lines().take(2).collect::<Vec<_>>(), ["[]", "[]"], "{none}");
     let exported = dir.path().join("group.zip");
