@@ -53,7 +53,7 @@ fn fixture() -> &'static Fixture {
         let (_, token) = engine.login(&json!({"username": "admin", "password": "fuzz-admin"})).expect("login");
         let fixture = Fixture {
             rt: tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime"),
-            app: ta::server::app(engine),
+            app: ta::server::app(engine, &Default::default()),
             auth: HeaderValue::from_str(&format!("Token {}", token.key)).expect("token header"),
             uploads: dir.join("uploads"),
         };

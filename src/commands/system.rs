@@ -13,6 +13,10 @@ pub struct ServeArgs {
     /// Port (0 picks a free one; the chosen address is printed)
     #[arg(long, default_value_t = 8000, env = "TA_PORT")]
     pub port: u16,
+    /// Let web pages from this origin call the API with credentials (CORS), e.g.
+    /// http://127.0.0.1:4200; repeat for several [default: none]
+    #[arg(long = "cors-origin", value_name = "URL", env = "TA_CORS_ORIGINS", value_delimiter = ',')]
+    pub cors_origins: Vec<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -45,6 +49,15 @@ pub fn init(cli: &Cli) -> Result<Option<Value>> {
 }
 
 pub fn serve(cli: &Cli, a: &ServeArgs) -> Result<Option<Value>> {
+    let options = crate::server::Options {
+        cors_origins: a
+            .cors_origins
+            .iter()
+            .filter(|o| !o.trim().is_empty())
+            .map(|o| crate::server::cors::parse_origin(o))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(Error::BadRequest)?,
+    };
     let engine = open_engine(cli)?;
     let addr: SocketAddr = format!("{}:{}", a.host, a.port)
         .parse()
@@ -87,7 +100,7 @@ pub fn serve(cli: &Cli, a: &ServeArgs) -> Result<Option<Value>> {
         .max_blocking_threads((cores * 2).max(4))
         .build()
         .map_err(Error::internal)?;
-    rt.block_on(crate::server::serve(engine, addr, |bound| {
+    rt.block_on(crate::server::serve(engine, &options, addr, |bound| {
         eprintln!("ta: serving http://{bound}/api/v1/ (Swagger: /api/v1/swagger/, ReDoc: /api/v1/redoc/)");
     }))
     .map_err(|e| Error::Internal(format!("cannot serve on {addr}: {e}")))?;

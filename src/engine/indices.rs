@@ -1,6 +1,6 @@
 //! Search indices as the API sees them: the index catalogue (`/index/`, `/get_indices`),
 //! which indices a project may use, documents (`/projects/{pk}/elastic/documents/`), and the
-//! project search actions (`search`, `search_by_query`, `scroll`, `get_facts`). The store
+//! project search actions (`search`, `search_by_query`, `scroll`). The store
 //! itself is a `search::SearchBackend`.
 use super::db::Cached;
 use super::error::{Error, Result};
@@ -23,6 +23,24 @@ impl From<SearchError> for Error {
             SearchError::Backend(m) => Error::Internal(m),
         }
     }
+}
+
+/// How the simple search matches its text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TextMatch {
+    /// Every word (default).
+    Word,
+    Phrase,
+    Regex,
+}
+
+/// Whether every clause of the simple search must match, or any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Combine {
+    Must,
+    Should,
 }
 
 /// An index as the catalogue lists it.
@@ -430,12 +448,10 @@ impl Engine {
         self.check_project_access(ctx, pk)?;
         let mut f = Form::new(body, Mode::Full)?;
         let text = f.string("match_text", Str::REQUIRED);
-        let kind = f
-            .choice("match_type", false, &["word", "phrase", "regex"])
-            .unwrap_or_else(|| "word".into());
+        let kind = f.choice("match_type", false).unwrap_or(TextMatch::Word);
         let names = f.strings("match_indices", List::OPTIONAL, Str::REQUIRED);
         let fields = f.strings("match_fields", List::OPTIONAL, Str::REQUIRED).unwrap_or_default();
-        let operator = f.choice("operator", false, &["must", "should"]).unwrap_or_else(|| "must".into());
+        let operator = f.choice("operator", false).unwrap_or(Combine::Must);
         let size = f.integer("size", false, Some(1), Some(MAX_PAGE as i64)).unwrap_or(10);
         f.finish()?;
         let indices = self.resolve_indices(pk, names)?;
@@ -444,15 +460,15 @@ impl Engine {
         }
         let text = text.unwrap_or_default();
         let fields = if fields.is_empty() { vec!["*".to_string()] } else { fields };
-        let clauses: Vec<Value> = match kind.as_str() {
-            "regex" => fields.iter().map(|fl| json!({"regexp": {fl: text}})).collect(),
-            "phrase" => vec![json!({"multi_match": {"query": text, "fields": fields, "type": "phrase"}})],
-            _ => text
+        let clauses: Vec<Value> = match kind {
+            TextMatch::Regex => fields.iter().map(|fl| json!({"regexp": {fl: text}})).collect(),
+            TextMatch::Phrase => vec![json!({"multi_match": {"query": text, "fields": fields, "type": "phrase"}})],
+            TextMatch::Word => text
                 .split_whitespace()
                 .map(|w| json!({"multi_match": {"query": w, "fields": fields}}))
                 .collect(),
         };
-        let query = json!({"query": {"bool": {operator: clauses}}, "size": size});
+        let query = json!({"query": {"bool": {ta_text::choice::name(&operator): clauses}}, "size": size});
         let resp = self.search.search(&indices, &query)?;
         Ok(resp["hits"]["hits"]
             .as_array()
@@ -507,38 +523,6 @@ impl Engine {
             "returned_count": documents.len(),
             "documents": documents,
         }))
-    }
-
-    /// POST /projects/{pk}/get_facts/ — fact names with their most frequent values:
-    /// `{name: [value, ...]}`, or with `output_type: "count"` `{name: [{"value", "count"}]}`.
-    pub fn get_facts(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<Value> {
-        self.check_project_access(ctx, pk)?;
-        let mut f = Form::new(body, Mode::Full)?;
-        let names = f.strings("indices", List::OPTIONAL, Str::REQUIRED);
-        let per_name = f.integer("values_per_name", false, Some(1), Some(MAX_PAGE as i64)).unwrap_or(10) as usize;
-        let output = f.choice("output_type", false, &["list", "count"]).unwrap_or_else(|| "list".into());
-        f.finish()?;
-        let indices = self.resolve_indices(pk, names)?;
-        if indices.is_empty() {
-            return Ok(json!({}));
-        }
-        let facts = self.search.facts(&indices, &json!({"match_all": {}}), per_name)?;
-        let mut out = Map::new();
-        for fact in facts {
-            let values: Vec<Value> = fact
-                .values
-                .into_iter()
-                .map(|v| {
-                    if output == "count" {
-                        json!({"value": v.value, "count": v.count})
-                    } else {
-                        json!(v.value)
-                    }
-                })
-                .collect();
-            out.insert(fact.name, Value::Array(values));
-        }
-        Ok(Value::Object(out))
     }
 }
 

@@ -19,6 +19,8 @@ pub trait ResourceKind: 'static {
     const NOUN: &'static str;
     /// Whether creating one takes a file (a multipart form).
     const UPLOAD: bool = false;
+    /// Whether the list is paginated (`{"count", "results"}`), or a plain array of all.
+    const PAGINATED: bool = true;
     /// The resource on the wire.
     type Out: Serialize + utoipa::ToSchema + 'static;
     /// The create and update body, for the documentation (validation reads the JSON).
@@ -71,6 +73,13 @@ impl Engine {
             count,
             results: rows.iter().map(|r| K::render(self, ctx, r)).collect::<Result<_>>()?,
         })
+    }
+
+    /// GET `<kind>/` of a kind listed whole (`ResourceKind::PAGINATED` false).
+    pub fn list_all_of<K: ResourceKind>(&self, ctx: &Ctx, pk: i64, q: &BTreeMap<String, String>) -> Result<Vec<K::Out>> {
+        self.check_project_access(ctx, pk)?;
+        let rows = self.filtered_resources(K::KIND, pk, q, K::ORDER_KEYS)?;
+        rows.iter().map(|r| K::render(self, ctx, r)).collect()
     }
 
     /// POST `<kind>/`.

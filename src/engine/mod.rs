@@ -13,6 +13,7 @@ pub use ta_embedding as embedding;
 pub mod embeddings;
 pub mod error;
 pub mod export;
+pub mod facts;
 pub mod health;
 pub mod indices;
 pub mod kinds;

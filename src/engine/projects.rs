@@ -1,6 +1,7 @@
 //! Projects: membership, the per-project permission rules, and the project resource.
 use super::db::Cached;
 use super::error::{Error, Result, NO_PERMISSION};
+use super::resources::Kind;
 use super::validate::{Form, List, Mode, Str};
 use super::{Ctx, Engine};
 use rusqlite::params;
@@ -364,6 +365,38 @@ impl Engine {
         Ok(self.search.fields(&indices)?)
     }
 
+    /// GET /projects/{pk}/get_resource_counts/: how many resources of each kind the project
+    /// has, a kind counted by the route its resources are served at.
+    pub fn get_resource_counts(&self, ctx: &Ctx, pk: i64) -> Result<ResourceCounts> {
+        self.check_project_access(ctx, pk)?;
+        let counts: Vec<(String, i64)> = self.db.with(|c| {
+            let mut st = c.prepare_cached("SELECT kind, COUNT(*) FROM resources WHERE project_id = ?1 GROUP BY kind")?;
+            let rows = st.query_map([pk], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })?;
+        let n = |route: &str| {
+            Kind::ALL
+                .iter()
+                .filter(|k| k.route() == route)
+                .map(|k| counts.iter().find(|(tag, _)| tag == k.tag()).map_or(0, |(_, n)| *n))
+                .sum()
+        };
+        Ok(ResourceCounts {
+            num_lexicons: n("lexicons"),
+            num_torchtaggers: n("torchtaggers"),
+            num_taggers: n("taggers"),
+            num_tagger_groups: n("tagger_groups"),
+            num_embeddings: n("embeddings"),
+            num_clusterings: n("clustering"),
+            num_regex_taggers: n("regex_taggers"),
+            num_regex_tagger_groups: n("regex_tagger_groups"),
+            num_anonymizers: n("anonymizers"),
+            num_mlp_workers: n("mlp_index"),
+            num_reindexers: n("reindexer"),
+            num_dataset_importers: n("dataset_imports"),
+        })
+    }
+
     /// GET /projects/{pk}/get_indices/.
     pub fn get_project_indices(&self, ctx: &Ctx, pk: i64) -> Result<IndicesOut> {
         self.check_project_access(ctx, pk)?;
@@ -371,6 +404,27 @@ impl Engine {
             indices: self.project_indices(pk)?,
         })
     }
+}
+
+/// The answer of get_resource_counts, in the reference's names.
+#[derive(Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct ResourceCounts {
+    pub num_lexicons: i64,
+    pub num_torchtaggers: i64,
+    pub num_taggers: i64,
+    pub num_tagger_groups: i64,
+    pub num_embeddings: i64,
+    /// Topic analyses (`clustering`).
+    pub num_clusterings: i64,
+    pub num_regex_taggers: i64,
+    pub num_regex_tagger_groups: i64,
+    pub num_anonymizers: i64,
+    /// Language processing over indices (`mlp_index`).
+    pub num_mlp_workers: i64,
+    /// `reindexer`.
+    pub num_reindexers: i64,
+    /// Dataset imports (the reference counts reindexers here by mistake).
+    pub num_dataset_importers: i64,
 }
 
 /// DRF renders a hyperlinked-list item error as a flat list (`{"users": ["msg"]}`), not

@@ -157,11 +157,11 @@ fn parse_tagger(body: &Value, mode: Mode, base: &Resource) -> Result<(String, Ma
     if let Some(v) = f.strings("counter_lexicon", List::OPTIONAL, item) {
         cfg.counter_lexicon = v;
     }
-    if let Some(v) = f.choice("operator", false, &["or", "and"]) {
-        cfg.operator = serde_json::from_value(json!(v)).map_err(Error::internal)?;
+    if let Some(v) = f.choice("operator", false) {
+        cfg.operator = v;
     }
-    if let Some(v) = f.choice("match_type", false, &["prefix", "exact", "subword"]) {
-        cfg.match_type = serde_json::from_value(json!(v)).map_err(Error::internal)?;
+    if let Some(v) = f.choice("match_type", false) {
+        cfg.match_type = v;
     }
     if let Some(v) = f.number("required_words", false, None, None) {
         cfg.required_words = v;

@@ -63,6 +63,19 @@ pub enum Kind {
 }
 
 impl Kind {
+    pub const ALL: [Kind; 10] = [
+        Kind::RegexTagger,
+        Kind::RegexTaggerGroup,
+        Kind::Anonymizer,
+        Kind::DatasetImport,
+        Kind::Tagger,
+        Kind::TaggerGroup,
+        Kind::TorchTagger,
+        Kind::Embedding,
+        Kind::Lexicon,
+        Kind::Search,
+    ];
+
     /// The kind's names, in one place: its tag in the state database, its route segment and
     /// the reference's model label (bulk_delete's `deleted_types`).
     fn names(self) -> (&'static str, &'static str, &'static str) {
@@ -237,6 +250,22 @@ impl Engine {
         query: &BTreeMap<String, String>,
         config_keys: &[&str],
     ) -> Result<(usize, Vec<Resource>)> {
+        let all = self.filtered_resources(kind, project, query, config_keys)?;
+        let (offset, size) = page_window(query, all.len())?;
+        let count = all.len();
+        Ok((count, all.into_iter().skip(offset).take(size).collect()))
+    }
+
+    /// Every resource of a kind in a project, filtered and ordered by the list's query
+    /// (`ordering` over the id, author, description and `config_keys`; `description`;
+    /// `task_status`).
+    pub fn filtered_resources(
+        &self,
+        kind: Kind,
+        project: i64,
+        query: &BTreeMap<String, String>,
+        config_keys: &[&str],
+    ) -> Result<Vec<Resource>> {
         let config: Vec<(&str, String)> = config_keys
             .iter()
             .map(|k| (*k, format!("json_extract(r.config, '$.{k}')")))
@@ -246,7 +275,7 @@ impl Engine {
         let order = order_clause(query.get("ordering").map(String::as_str), &allowed);
         let filter = query.get("description").cloned().unwrap_or_default();
         let status = query.get("task_status").cloned().unwrap_or_default();
-        let all: Vec<Resource> = self.db.with(|c| {
+        self.db.with(|c| {
             let mut st = c.prepare_cached(&format!(
                 "SELECT {COLS} FROM resources r LEFT JOIN users u ON u.id = r.author_id
                  WHERE r.kind = ?1 AND r.project_id = ?2 AND instr(lower(r.description), lower(?3)) > 0
@@ -257,10 +286,7 @@ impl Engine {
                 .query_map(params![kind.tag(), project, filter, status], row)?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok(rows)
-        })?;
-        let (offset, size) = page_window(query, all.len())?;
-        let count = all.len();
-        Ok((count, all.into_iter().skip(offset).take(size).collect()))
+        })
     }
 
     /// Stores a resource's description and its typed settings.

@@ -1,5 +1,7 @@
 //! Saved searches (`/projects/{pk}/searches/`, `gui.md` §11): a named Elasticsearch query
-//! and the GUI's own state for it. Declared as a resource kind.
+//! and the GUI's own state for it. Declared as a resource kind, listed whole (as the
+//! reference and TEXTA's web client do); a query or state sent as a JSON string comes back
+//! as that string.
 use super::error::{Error, Result};
 use super::kinds::ResourceKind;
 use super::pytext::json_dumps;
@@ -56,17 +58,27 @@ fn parse(body: &Value, mode: Mode, base: Stored, description: &str) -> Result<(S
     let description = f
         .string("description", Str::REQUIRED.max(1000))
         .unwrap_or_else(|| description.to_string());
+    let sent = f.raw("query").cloned();
     if let Some(q) = parse_query(&mut f) {
-        s.query = q;
+        s.query = match sent {
+            Some(text @ Value::String(_)) => text,
+            _ => q,
+        };
     }
     if let Some(c) = f.raw("query_constraints") {
-        s.query_constraints = match c {
-            Value::String(text) => serde_json::from_str(text).unwrap_or_else(|_| c.clone()),
-            other => other.clone(),
-        };
+        s.query_constraints = c.clone();
     }
     f.finish()?;
     Ok((description, s))
+}
+
+/// A stored query or state as the wire shows it: the string it was sent as, or the JSON text
+/// of an object.
+fn as_text(v: &Value) -> String {
+    match v {
+        Value::String(text) => text.clone(),
+        other => json_dumps(other),
+    }
 }
 
 fn stored(r: &Resource) -> Stored {
@@ -79,6 +91,7 @@ pub struct Searches;
 impl ResourceKind for Searches {
     const KIND: Kind = Kind::Search;
     const NOUN: &'static str = "saved search";
+    const PAGINATED: bool = false;
     type Out = SearchOut;
     type In = SearchIn;
 
@@ -89,8 +102,8 @@ impl ResourceKind for Searches {
             url: resource_url(ctx, r.project_id, Kind::Search, r.id),
             author_username: r.author_username.clone(),
             description: r.description.clone(),
-            query: json_dumps(&s.query),
-            query_constraints: json_dumps(&s.query_constraints),
+            query: as_text(&s.query),
+            query_constraints: as_text(&s.query_constraints),
         })
     }
 

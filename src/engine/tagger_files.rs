@@ -6,7 +6,7 @@ use super::lines::flat_get;
 use super::models::ModelFile;
 use super::resources::Kind;
 use super::sample::field_texts;
-use super::taggers::{Examples, Stored, TaggerOut, Taggers, CLASSIFIERS, VECTORIZERS};
+use super::taggers::{Examples, Stored, TaggerOut, Taggers};
 use super::tasks::{Observer, TaskKind};
 use super::validate::{Form, List, Mode, Str};
 use super::{Ctx, Engine};
@@ -110,16 +110,16 @@ fn parse_file_training(body: &Value, file_sent: bool) -> Result<FileTraining> {
     let fields = f.strings("fields", List::REQUIRED.non_empty(), Str::REQUIRED);
     let label_field = f.string("label_field", Str::REQUIRED);
     let positive = f.string("positive", Str::REQUIRED);
-    let vectorizer = f.choice("vectorizer", false, &VECTORIZERS);
-    let classifier = f.choice("classifier", false, &CLASSIFIERS);
+    let vectorizer = f.choice("vectorizer", false);
+    let classifier = f.choice("classifier", false);
     if !file_sent {
         f.fail("file", "No file was submitted.");
     }
     f.finish()?;
     let stored = Stored {
         fields: fields.unwrap_or_default(),
-        vectorizer: vectorizer.unwrap_or_else(|| VECTORIZERS[0].into()),
-        classifier: classifier.unwrap_or_else(|| CLASSIFIERS[0].into()),
+        vectorizer: vectorizer.unwrap_or(Stored::default().vectorizer),
+        classifier: classifier.unwrap_or(Stored::default().classifier),
         ..Stored::default()
     };
     Ok(FileTraining {

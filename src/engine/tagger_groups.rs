@@ -52,8 +52,8 @@ pub struct TaggerStatus {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 pub struct TaggerParams {
     pub fields: Vec<String>,
-    pub vectorizer: String,
-    pub classifier: String,
+    pub vectorizer: super::classifier::VectorizerKind,
+    pub classifier: super::classifier::ClassifierKind,
 }
 
 /// Averages of the members' figures (null while none has them) and their models' size.
@@ -91,8 +91,8 @@ pub struct MemberSettingsIn {
     pub fields: Vec<String>,
     pub indices: Option<Vec<super::operations::regex::IndexName>>,
     pub embedding: Option<i64>,
-    pub vectorizer: Option<String>,
-    pub classifier: Option<String>,
+    pub vectorizer: Option<super::classifier::VectorizerKind>,
+    pub classifier: Option<super::classifier::ClassifierKind>,
     pub maximum_sample_size: Option<i64>,
     pub score_threshold: Option<f64>,
     pub negative_multiplier: Option<i64>,

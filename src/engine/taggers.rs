@@ -17,9 +17,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-pub const VECTORIZERS: [&str; 3] = ["Hashing Vectorizer", "Count Vectorizer", "TfIdf Vectorizer"];
-pub const CLASSIFIERS: [&str; 2] = ["Logistic Regression", "LinearSVC"];
-
 /// The tagger resource on the wire, fields in the reference's order.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 pub struct TaggerOut {
@@ -31,8 +28,8 @@ pub struct TaggerOut {
     pub query: String,
     pub fields: Vec<String>,
     pub embedding: Option<i64>,
-    pub vectorizer: String,
-    pub classifier: String,
+    pub vectorizer: VectorizerKind,
+    pub classifier: ClassifierKind,
     pub stop_words: String,
     pub maximum_sample_size: i64,
     pub score_threshold: f64,
@@ -59,10 +56,10 @@ pub struct TaggerIn {
     #[schema(value_type = Option<Object>)]
     pub query: Option<Value>,
     pub embedding: Option<i64>,
-    /// `Hashing Vectorizer` (default), `Count Vectorizer` or `TfIdf Vectorizer`.
-    pub vectorizer: Option<String>,
-    /// `Logistic Regression` (default) or `LinearSVC`.
-    pub classifier: Option<String>,
+    /// Default: the first choice.
+    pub vectorizer: Option<VectorizerKind>,
+    /// Default: the first choice.
+    pub classifier: Option<ClassifierKind>,
     pub maximum_sample_size: Option<i64>,
     pub score_threshold: Option<f64>,
     pub negative_multiplier: Option<i64>,
@@ -86,8 +83,8 @@ pub struct Stored {
     pub indices: Vec<String>,
     pub query: Value,
     pub embedding: Option<i64>,
-    pub vectorizer: String,
-    pub classifier: String,
+    pub vectorizer: VectorizerKind,
+    pub classifier: ClassifierKind,
     #[serde(default)]
     pub stop_words: String,
     pub maximum_sample_size: i64,
@@ -104,8 +101,8 @@ impl Default for Stored {
             indices: Vec::new(),
             query: match_all(),
             embedding: None,
-            vectorizer: VECTORIZERS[0].into(),
-            classifier: CLASSIFIERS[0].into(),
+            vectorizer: VectorizerKind::Hashing,
+            classifier: ClassifierKind::LogisticRegression,
             stop_words: String::new(),
             maximum_sample_size: 10_000,
             score_threshold: 0.0,
@@ -116,16 +113,13 @@ impl Default for Stored {
 }
 
 impl Stored {
-    pub fn settings(&self) -> Result<Settings> {
-        fn choice<T: serde::de::DeserializeOwned>(v: &str) -> Result<T> {
-            serde_json::from_value(json!(v)).map_err(Error::internal)
-        }
-        Ok(Settings {
+    pub fn settings(&self) -> Settings {
+        Settings {
             fields: self.fields.clone(),
-            vectorizer: choice::<VectorizerKind>(&self.vectorizer)?,
-            classifier: choice::<ClassifierKind>(&self.classifier)?,
+            vectorizer: self.vectorizer,
+            classifier: self.classifier,
             stop_words: self.stop_words.clone(),
-        })
+        }
     }
 }
 
@@ -225,10 +219,10 @@ impl Engine {
         if let Some(e) = self.embedding_ref(f, pk) {
             s.embedding = e;
         }
-        if let Some(v) = f.choice("vectorizer", false, &VECTORIZERS) {
+        if let Some(v) = f.choice("vectorizer", false) {
             s.vectorizer = v;
         }
-        if let Some(v) = f.choice("classifier", false, &CLASSIFIERS) {
+        if let Some(v) = f.choice("classifier", false) {
             s.classifier = v;
         }
         if let Some(v) = f.integer("maximum_sample_size", false, Some(1), None) {
@@ -258,8 +252,8 @@ impl Engine {
             query: super::pytext::json_dumps(&s.query),
             fields: s.fields.clone(),
             embedding: s.embedding,
-            vectorizer: s.vectorizer.clone(),
-            classifier: s.classifier.clone(),
+            vectorizer: s.vectorizer,
+            classifier: s.classifier,
             stop_words: s.stop_words.clone(),
             maximum_sample_size: s.maximum_sample_size,
             score_threshold: s.score_threshold,
@@ -333,7 +327,7 @@ impl Engine {
     fn train_tagger(&self, pk: i64, id: i64, examples: Option<Examples>, h: &TaskHandle) -> Result<()> {
         let r = self.resource(Kind::Tagger, pk, id)?;
         let mut s = stored(&r);
-        let settings = s.settings()?;
+        let settings = s.settings();
         let Examples { positives, negatives } = match examples {
             Some(e) => e,
             None => self.sample_binary(

@@ -21,7 +21,6 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub const ARCHITECTURES: [&str; 3] = ["TextRNN", "fastText", "RCNN"];
 /// Most texts one tag_texts request may carry.
 pub const MAX_BATCH_TEXTS: usize = 10_000;
 /// How often a running training writes its progress to the task.
@@ -65,7 +64,7 @@ pub struct TorchTaggerOut {
     pub precision: Option<f64>,
     pub recall: Option<f64>,
     pub accuracy: Option<f64>,
-    pub model_architecture: String,
+    pub model_architecture: Architecture,
     pub maximum_sample_size: i64,
     pub minimum_sample_size: i64,
     pub num_epochs: i64,
@@ -87,8 +86,7 @@ pub struct TorchTaggerIn {
     pub query: Option<Value>,
     /// A trained embedding whose vectors are used frozen; null: the tagger learns its own.
     pub embedding: Option<i64>,
-    /// `TextRNN`, `fastText` or `RCNN`.
-    pub model_architecture: String,
+    pub model_architecture: Architecture,
     /// Training epochs, 1 to 1000 (default 5).
     pub num_epochs: Option<i64>,
     /// Train one class per value of this fact instead of query-vs-rest.
@@ -115,7 +113,7 @@ pub struct Stored {
     pub indices: Vec<String>,
     pub query: Value,
     pub embedding: Option<i64>,
-    pub model_architecture: String,
+    pub model_architecture: Architecture,
     pub num_epochs: i64,
     pub fact_name: Option<String>,
     pub maximum_sample_size: i64,
@@ -129,14 +127,8 @@ pub struct Stored {
     #[serde(default = "default_seed")]
     pub seed: u64,
     /// `adam` (default) or `sgd` (the reference's plain SGD); only train_file sets another.
-    #[serde(default = "default_optimizer")]
-    pub optimizer: String,
-}
-
-pub const OPTIMIZERS: [&str; 2] = ["adam", "sgd"];
-
-fn default_optimizer() -> String {
-    OPTIMIZERS[0].into()
+    #[serde(default)]
+    pub optimizer: neural::Optimizer,
 }
 
 fn default_seed() -> u64 {
@@ -150,7 +142,7 @@ impl Default for Stored {
             indices: Vec::new(),
             query: match_all(),
             embedding: None,
-            model_architecture: ARCHITECTURES[0].into(),
+            model_architecture: Architecture::TextRnn,
             num_epochs: 5,
             fact_name: None,
             maximum_sample_size: 100_000,
@@ -158,23 +150,19 @@ impl Default for Stored {
             metrics: None,
             epoch_reports: Vec::new(),
             seed: default_seed(),
-            optimizer: default_optimizer(),
+            optimizer: neural::Optimizer::default(),
         }
     }
 }
 
 impl Stored {
-    fn settings(&self) -> Result<TrainSettings> {
-        let architecture: Architecture = serde_json::from_value(json!(self.model_architecture)).map_err(Error::internal)?;
-        Ok(TrainSettings {
+    fn settings(&self) -> TrainSettings {
+        TrainSettings {
             epochs: usize::try_from(self.num_epochs).unwrap_or(0),
             seed: self.seed,
-            optimizer: match self.optimizer.as_str() {
-                "sgd" => neural::Optimizer::Sgd,
-                _ => neural::Optimizer::Adam,
-            },
-            ..TrainSettings::new(architecture)
-        })
+            optimizer: self.optimizer,
+            ..TrainSettings::new(self.model_architecture)
+        }
     }
 }
 
@@ -239,7 +227,7 @@ impl Engine {
         if let Some(e) = self.embedding_ref(&mut f, pk) {
             s.embedding = e;
         }
-        if let Some(a) = f.choice("model_architecture", true, &ARCHITECTURES) {
+        if let Some(a) = f.choice("model_architecture", true) {
             s.model_architecture = a;
         }
         if let Some(n) = f.integer("num_epochs", false, Some(1), Some(MAX_EPOCHS as i64)) {
@@ -278,7 +266,7 @@ impl Engine {
             precision: m.as_ref().map(|m| m.precision),
             recall: m.as_ref().map(|m| m.recall),
             accuracy: m.as_ref().map(|m| m.accuracy),
-            model_architecture: s.model_architecture.clone(),
+            model_architecture: s.model_architecture,
             maximum_sample_size: s.maximum_sample_size,
             minimum_sample_size: s.minimum_sample_size,
             num_epochs: s.num_epochs,
@@ -349,7 +337,7 @@ impl Engine {
     fn train_torchtagger(&self, pk: i64, id: i64, examples: Option<Examples>, h: &TaskHandle) -> Result<()> {
         let r = self.resource(Kind::TorchTagger, pk, id)?;
         let mut s = stored(&r);
-        let settings = s.settings()?;
+        let settings = s.settings();
         let Examples { texts, classes } = match examples {
             Some(e) => e,
             None => self.sample_torchtagger(pk, &s, h)?,
@@ -640,22 +628,22 @@ fn parse_file_training(e: &Engine, pk: i64, body: &Value, file_sent: bool) -> Re
     let fields = f.strings("fields", List::REQUIRED.non_empty(), Str::REQUIRED);
     let label_field = f.string("label_field", Str::REQUIRED);
     let positive = f.string("positive", Str::OPTIONAL);
-    let architecture = f.choice("model_architecture", true, &ARCHITECTURES);
+    let architecture = f.choice("model_architecture", true);
     let epochs = f.integer("num_epochs", false, Some(1), Some(MAX_EPOCHS as i64));
     let embedding = e.embedding_ref(&mut f, pk).flatten();
     let seed = f.integer("seed", false, Some(0), None);
-    let optimizer = f.choice("optimizer", false, &OPTIMIZERS);
+    let optimizer = f.choice("optimizer", false);
     if !file_sent {
         f.fail("file", "No file was submitted.");
     }
     f.finish()?;
     let stored = Stored {
         fields: fields.unwrap_or_default(),
-        model_architecture: architecture.unwrap_or_else(|| ARCHITECTURES[0].into()),
+        model_architecture: architecture.unwrap_or(Architecture::TextRnn),
         num_epochs: epochs.unwrap_or(5),
         embedding,
         seed: seed.map_or_else(default_seed, |s| s as u64),
-        optimizer: optimizer.unwrap_or_else(default_optimizer),
+        optimizer: optimizer.unwrap_or_default(),
         ..Stored::default()
     };
     Ok(FileTraining {

@@ -328,14 +328,20 @@ impl<'a> Form<'a> {
     }
 
     /// A string restricted to `choices`.
-    pub fn choice(&mut self, name: &str, required: bool, choices: &[&str]) -> Option<String> {
+    pub fn choice<T: serde::de::DeserializeOwned>(&mut self, name: &str, required: bool) -> Option<T> {
         let v = self.present(name, required)?;
         let shown = match v {
             Value::String(s) => s.clone(),
             other => other.to_string(),
         };
         match v {
-            Value::String(s) if choices.contains(&s.as_str()) => Some(s.clone()),
+            Value::String(s) => match ta_text::choice::parse(s) {
+                Some(choice) => Some(choice),
+                None => {
+                    self.fail(name, format!("\"{shown}\" is not a valid choice."));
+                    None
+                }
+            },
             Value::Null => {
                 self.fail(name, NOT_NULL);
                 None
@@ -488,7 +494,7 @@ mod tests {
         assert_eq!(f.boolean("d"), Some(true));
         assert_eq!(f.string("e", Str::REQUIRED), Some("12".into()));
         assert_eq!(f.string("f", Str::REQUIRED), None);
-        assert_eq!(f.choice("g", true, &["or"]), None);
+        assert_eq!(f.choice::<crate::engine::regex_tagger::Operator>("g", true), None);
         assert_eq!(f.strings("h", List::REQUIRED, Str::REQUIRED), None);
         assert_eq!(f.string("missing", Str::REQUIRED), None);
         let err = f.finish().unwrap_err();

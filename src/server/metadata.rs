@@ -112,7 +112,7 @@ fn collect(schema: &Value, named: &Map<String, Value>, properties: &mut Map<Stri
         collect(part, named, properties, required, depth + 1);
     }
     for (name, property) in schema["properties"].as_object().into_iter().flatten() {
-        properties.insert(name.clone(), property.clone());
+        properties.insert(name.clone(), inline_choices(property, named));
     }
     required.extend(
         schema["required"]
@@ -122,6 +122,43 @@ fn collect(schema: &Value, named: &Map<String, Value>, properties: &mut Map<Stri
             .filter_map(Value::as_str)
             .map(str::to_string),
     );
+}
+
+/// `property` with references to named enum schemas (closed choices) replaced by the enum,
+/// also inside `oneOf` (an optional field) and `items` (a list).
+fn inline_choices(property: &Value, named: &Map<String, Value>) -> Value {
+    let target = property["$ref"]
+        .as_str()
+        .and_then(|r| r.rsplit('/').next())
+        .and_then(|n| named.get(n));
+    if let Some(t) = target.filter(|t| t.get("enum").is_some()) {
+        return t.clone();
+    }
+    let mut out = property.clone();
+    if let Some(items) = property.get("items") {
+        out["items"] = inline_choices(items, named);
+    }
+    if let Some(parts) = property["oneOf"].as_array() {
+        out["oneOf"] = parts.iter().map(|p| inline_choices(p, named)).collect();
+    }
+    out
+}
+
+/// The closed choices of a property: its own enum, an optional enum's, or a list's items'
+/// (then `true`: a multiple choice).
+fn choices(property: &Value) -> Option<(&Vec<Value>, bool)> {
+    if let Some(values) = property["enum"].as_array() {
+        return Some((values, false));
+    }
+    if let Some(values) = property["oneOf"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find_map(|p| p["enum"].as_array())
+    {
+        return Some((values, false));
+    }
+    property["items"]["enum"].as_array().map(|values| (values, true))
 }
 
 /// The field descriptions of `op`'s body, with the read-only fields of what it answers.
@@ -144,6 +181,13 @@ fn fields(op: &Operation) -> Map<String, Value> {
 
 fn describe(name: &str, property: &Value, required: bool, read_only: bool) -> Value {
     let mut d = json!({"type": field_type(property), "required": required, "read_only": read_only, "label": sentence(name)});
+    if let Some((values, multiple)) = choices(property) {
+        d["type"] = json!(if multiple { "multiple choice" } else { "choice" });
+        if !read_only {
+            let listed = values.iter().filter(|v| !v.is_null());
+            d["choices"] = listed.map(|v| json!({"value": v, "display_name": v})).collect();
+        }
+    }
     if let Some(max) = property["maxLength"].as_u64() {
         d["max_length"] = json!(max);
     }
@@ -206,5 +250,35 @@ mod tests {
         assert_eq!(instance["name"], "Regex Tagger Instance");
         assert!(instance["actions"]["PUT"].is_object(), "{instance}");
         assert!(metadata("/projects/1/nothing_here/").is_none());
+    }
+
+    #[test]
+    fn closed_fields_list_their_choices_in_declaration_order() {
+        let choices = |path: &str, field: &str| {
+            let m = metadata(path).unwrap();
+            let f = &m["actions"]["POST"][field];
+            assert_eq!(f["type"], "choice", "{field}: {f}");
+            f["choices"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["value"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            choices("/projects/1/taggers/", "vectorizer"),
+            ["Hashing Vectorizer", "Count Vectorizer", "TfIdf Vectorizer"]
+        );
+        assert_eq!(choices("/projects/1/taggers/", "classifier"), ["Logistic Regression", "LinearSVC"]);
+        assert_eq!(
+            choices("/projects/1/torchtaggers/", "model_architecture"),
+            ["TextRNN", "fastText", "RCNN"]
+        );
+        assert_eq!(choices("/projects/1/regex_taggers/", "operator"), ["or", "and"]);
+        let m = metadata("/projects/1/taggers/").unwrap();
+        assert_eq!(
+            m["actions"]["POST"]["vectorizer"]["choices"][0],
+            json!({"value": "Hashing Vectorizer", "display_name": "Hashing Vectorizer"})
+        );
     }
 }

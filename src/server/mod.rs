@@ -3,6 +3,7 @@
 //! `.json` suffix handling, content negotiation, body limit, authentication, 405 bodies,
 //! the browsable HTML rendering) before the router sees the request.
 mod browsable;
+pub mod cors;
 mod docs;
 mod gui;
 pub mod http;
@@ -197,8 +198,16 @@ async fn root_redirect() -> Response {
     (StatusCode::FOUND, [(header::LOCATION, HeaderValue::from_static("/api/v1/"))]).into_response()
 }
 
-/// The complete application: API routes, docs pages, and the front layer.
-pub fn app(engine: Arc<Engine>) -> Router {
+/// How `ta serve` was asked to answer, beyond the engine's configuration.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Origins whose pages may call the API (CORS); none by default.
+    pub cors_origins: Vec<HeaderValue>,
+}
+
+/// The complete application: API routes, docs pages, the front layer, and CORS outermost
+/// (so preflights are answered before authentication and every answer carries the headers).
+pub fn app(engine: Arc<Engine>, options: &Options) -> Router {
     let _ = http::UPLOAD_LIMIT.set(engine.config.max_upload);
     let inner = routes::api()
         .merge(docs::routes())
@@ -207,10 +216,14 @@ pub fn app(engine: Arc<Engine>) -> Router {
         .fallback(not_found)
         .layer(axum::extract::DefaultBodyLimit::max(engine.config.max_upload as usize))
         .with_state(engine.clone());
-    Router::new()
+    let app = Router::new()
         .fallback_service(inner)
         .layer(middleware::from_fn_with_state(engine, front))
-        .layer(tower_http::catch_panic::CatchPanicLayer::custom(panic_response))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(panic_response));
+    match cors::layer(&options.cors_origins) {
+        Some(layer) => app.layer(layer),
+        None => app,
+    }
 }
 
 /// A panic while answering one request becomes that request's 500; the server goes on.
@@ -222,10 +235,12 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
 }
 
 /// Serve until SIGINT/SIGTERM; in-flight requests finish before exit.
-pub async fn serve(engine: Arc<Engine>, addr: SocketAddr, ready: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
+pub async fn serve(engine: Arc<Engine>, options: &Options, addr: SocketAddr, ready: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     ready(listener.local_addr()?);
-    axum::serve(listener, app(engine)).with_graceful_shutdown(shutdown_signal()).await
+    axum::serve(listener, app(engine, options))
+        .with_graceful_shutdown(shutdown_signal())
+        .await
 }
 
 async fn shutdown_signal() {

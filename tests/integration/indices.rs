@@ -391,10 +391,35 @@ fn regex_random_doc_and_apply_group() {
         json!({"_index": "docs", "_type": "_doc", "_id": "a", "found": true, "_source": {"body": {"text": "varas tuli"},
                "texta_facts": [{"fact": "hädaabi", "str_val": "politsei", "doc_path": "body.text", "spans": "[[0, 5]]"}]}}),
     );
-    let facts = s
-        .post(&format!("{p}/get_facts/"), Some(&token), &json!({"output_type": "count"}))
-        .ok(200);
-    assert_eq!(facts, json!({"hädaabi": [{"value": "politsei", "count": 1}]}));
+    // get_facts and autocomplete_fact_values as TEXTA's web client calls them.
+    s.post(&format!("{p}/get_facts/"), Some(&token), &json!({}))
+        .expect(200, json!([{"name": "hädaabi", "values": ["politsei"]}]));
+    s.post(
+        &format!("{p}/get_facts/"),
+        Some(&token),
+        &json!({"indices": [{"name": "docs"}], "output_type": false}),
+    )
+    .expect(200, json!(["hädaabi"]));
+    s.post(
+        &format!("{p}/get_facts/"),
+        Some(&token),
+        &json!({"indices": [{"name": "elsewhere"}]}),
+    )
+    .expect(400, json!(["Inserted indices ['elsewhere'] are not available to you."]));
+    let complete = |startswith: &str| {
+        s.post(
+            &format!("{p}/autocomplete_fact_values/"),
+            Some(&token),
+            &json!({"limit": 10, "startswith": startswith, "fact_name": "hädaabi"}),
+        )
+        .ok(200)
+    };
+    assert_eq!(
+        (complete("pol"), complete(""), complete("tule")),
+        (json!(["politsei"]), json!(["politsei"]), json!([]))
+    );
+    s.post(&format!("{p}/autocomplete_fact_values/"), Some(&token), &json!({"startswith": "p"}))
+        .expect(400, json!({"fact_name": ["This field is required."]}));
 }
 
 #[test]

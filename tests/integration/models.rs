@@ -550,9 +550,27 @@ fn lexicons_and_saved_searches() {
         json!({"id": sid, "url": format!("{}{searches}{sid}/", s.base), "author_username": "admin", "description": "varas otsing",
                "query": "{\"query\": {\"match\": {\"text\": \"varas\"}}}", "query_constraints": "{\"text\": \"varas\"}"})
     );
-    s.post(&format!("{searches}bulk_delete/"), Some(&t), &json!({"ids": [sid]}))
-        .expect(200, json!({"num_deleted": 1, "deleted_types": {"core.Search": 1}}));
-    s.get(&searches, Some(&t)).expect(200, json!({"count": 0, "results": []}));
+    // TEXTA's web client sends the query and its state as JSON strings and reads them back
+    // as sent, from a plain list.
+    let sent = r#"{"query":{"bool":{"must":[{"match":{"text":"varas"}}]}}}"#;
+    let client = s
+        .post(
+            &searches,
+            Some(&t),
+            &json!({"description": "kliendi otsing", "query": sent, "query_constraints": "[]"}),
+        )
+        .ok(201);
+    assert_eq!(
+        (client["query"].as_str(), client["query_constraints"].as_str()),
+        (Some(sent), Some("[]"))
+    );
+    let listed = s.get(&format!("{searches}?&ordering=-id&page=1&page_size=25"), Some(&t)).ok(200);
+    assert_eq!(listed, json!([client, saved]));
+    s.post(&searches, Some(&t), &json!({"description": "x", "query": "{not json"}))
+        .ok(400);
+    s.post(&format!("{searches}bulk_delete/"), Some(&t), &json!({"ids": [sid, client["id"]]}))
+        .expect(200, json!({"num_deleted": 2, "deleted_types": {"core.Search": 2}}));
+    s.get(&searches, Some(&t)).expect(200, json!([]));
 }
 
 /// `ta embedding train` from a JSONL corpus (no index): stdin locally, then the same model

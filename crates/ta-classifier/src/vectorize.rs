@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 pub const HASH_WIDTH: usize = 1 << 20;
 
 /// The vectorizer choice of a tagger, named as in the API.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub enum VectorizerKind {
     #[serde(rename = "Hashing Vectorizer")]
     Hashing,

@@ -21,27 +21,23 @@ pub const DROPOUT: f64 = 0.8;
 /// Name of the embedding matrix among the parameters.
 pub const EMBEDDING: &str = "embedding";
 
-/// A neural tagger architecture.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// A neural tagger architecture, in the reference's order of choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub enum Architecture {
-    #[serde(rename = "fastText")]
-    FastText,
     #[serde(rename = "TextRNN")]
     TextRnn,
+    #[serde(rename = "fastText")]
+    FastText,
     #[serde(rename = "RCNN")]
     Rcnn,
 }
 
 impl Architecture {
-    pub const ALL: [Architecture; 3] = [Architecture::FastText, Architecture::TextRnn, Architecture::Rcnn];
+    pub const ALL: [Architecture; 3] = [Architecture::TextRnn, Architecture::FastText, Architecture::Rcnn];
 
-    /// The API name: `fastText`, `TextRNN` or `RCNN`.
+    /// The API name: `TextRNN`, `fastText` or `RCNN`.
     pub fn name(self) -> &'static str {
-        match self {
-            Self::FastText => "fastText",
-            Self::TextRnn => "TextRNN",
-            Self::Rcnn => "RCNN",
-        }
+        ta_text::choice::name(&self)
     }
 
     /// Training batch size of the reference configuration.
@@ -127,13 +123,10 @@ impl FromStr for Architecture {
     type Err = NeuralError;
 
     fn from_str(s: &str) -> Result<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|a| a.name() == s)
-            .ok_or_else(|| NeuralError::InvalidSetting {
-                name: "model_architecture",
-                reason: format!("{s:?} is not one of fastText, TextRNN, RCNN"),
-            })
+        ta_text::choice::parse(s).ok_or_else(|| NeuralError::InvalidSetting {
+            name: "model_architecture",
+            reason: format!("{s:?} is not one of {}", ta_text::choice::names::<Self>().join(", ")),
+        })
     }
 }
 

@@ -13,14 +13,15 @@ pub const TRAINABLE_DIM: usize = 100;
 /// The update rule. Adam is the default: the reference's plain SGD takes about 120 steps in its 5 epochs on a
 /// few thousand documents and leaves every architecture well short of a bag-of-words classifier, where Adam's
 /// per-parameter step sizes reach it in the same steps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Optimizer {
-    /// Plain SGD, no momentum or weight decay (the reference configuration).
-    Sgd,
     /// Adam (β 0.9/0.999, ε 1e-8, no weight decay; lazily per used row for trainable word vectors) at the
     /// architecture's Adam learning rate unless set; the same halving schedule.
     #[default]
     Adam,
+    /// Plain SGD, no momentum or weight decay (the reference configuration).
+    Sgd,
 }
 
 /// How to train. `TrainSettings::new` gives the reference configuration but for the optimizer (Adam).

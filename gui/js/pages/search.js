@@ -70,7 +70,7 @@ function SavedSearches({ pid, current, onLoad }) {
   const [dialog, setDialog] = useState(null);
   const load = async () => {
     try {
-      const res = await get(`projects/${pid}/searches/?page_size=100`);
+      const res = await get(`projects/${pid}/searches/`);
       setState({ loading: false, list: res.results || res || [], missing: false });
     } catch (e) {
       setState({ loading: false, list: [], missing: e.status === 404, error: e.status === 404 ? null : errorText(e.norm) });

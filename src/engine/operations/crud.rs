@@ -1,6 +1,6 @@
 //! The standard operations of a resource kind (list, create, retrieve, replace, change,
 //! delete, bulk delete), generated from its `ResourceKind` declaration.
-use super::{page_schema_of, reply, schema_of, Access, Call, Method, Operation, Reply, SchemaFn, LIST_QUERY};
+use super::{list_schema_of, page_schema_of, reply, schema_of, Access, Call, Method, Operation, Reply, SchemaFn, LIST_QUERY};
 use crate::engine::error::Result;
 use crate::engine::kinds::{IdsIn, ResourceKind};
 use crate::engine::resources::BulkDeleteOut;
@@ -10,6 +10,10 @@ use std::sync::Arc;
 
 fn list<K: ResourceKind>(e: &Arc<Engine>, c: &Call) -> Result<Reply> {
     reply(e.list_of::<K>(c.ctx()?, c.pk()?, c.query)?)
+}
+
+fn list_all<K: ResourceKind>(e: &Arc<Engine>, c: &Call) -> Result<Reply> {
+    reply(e.list_all_of::<K>(c.ctx()?, c.pk()?, c.query)?)
 }
 
 fn create<K: ResourceKind>(e: &Arc<Engine>, c: &Call) -> Result<Reply> {
@@ -53,14 +57,15 @@ pub fn operations<K: ResourceKind>() -> Vec<Operation> {
         response,
         upload: K::UPLOAD && method == Method::Post && request.is_some() && status == 201,
         query: if path == &collection && method == Method::Get {
-            LIST_QUERY
+            // A plain list has no pages.
+            &LIST_QUERY[if K::PAGINATED { 0 } else { 2 }..]
         } else {
             &[]
         },
         language_data: false,
         run,
     };
-    vec![
+    let listing = if K::PAGINATED {
         make(
             Method::Get,
             &collection,
@@ -69,7 +74,20 @@ pub fn operations<K: ResourceKind>() -> Vec<Operation> {
             200,
             Some(page_schema_of::<K::Out> as SchemaFn),
             list::<K> as _,
-        ),
+        )
+    } else {
+        make(
+            Method::Get,
+            &collection,
+            format!("List all the project's {noun}s (ordering, description filter)"),
+            None,
+            200,
+            Some(list_schema_of::<K::Out> as SchemaFn),
+            list_all::<K> as _,
+        )
+    };
+    vec![
+        listing,
         make(
             Method::Post,
             &collection,

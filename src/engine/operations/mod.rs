@@ -139,6 +139,14 @@ pub fn page_schema_of<T: utoipa::ToSchema>(nested: &mut Vec<(String, RefOr<Schem
     schema_of::<super::resources::Page<T>>(nested)
 }
 
+/// The schema of a plain list of `T`s, with `T` among the named schemas.
+pub fn list_schema_of<T: utoipa::ToSchema>(nested: &mut Vec<(String, RefOr<Schema>)>) -> RefOr<Schema> {
+    T::schemas(nested);
+    nested.push((T::name().into_owned(), T::schema()));
+    let item = utoipa::openapi::Ref::from_schema_name(T::name());
+    utoipa::openapi::schema::ArrayBuilder::new().items(item).build().into()
+}
+
 /// A result as a reply.
 pub fn reply<T: Serialize>(out: T) -> Result<Reply> {
     Ok(Reply::Json(serde_json::to_value(out).map_err(Error::internal)?))

@@ -2,9 +2,9 @@
 use super::regex::IndexName;
 use super::{crud, op, Operation, QueryParam};
 use crate::engine::dataset_imports::DatasetImports;
-use crate::engine::indices::IndexOut;
+use crate::engine::indices::{Combine, IndexOut, TextMatch};
 use crate::engine::lexicons::Lexicons;
-use crate::engine::projects::{IndicesOut, ProjectIn, ProjectOut};
+use crate::engine::projects::{IndicesOut, ProjectIn, ProjectOut, ResourceCounts};
 use crate::engine::search::IndexFields;
 use crate::engine::searches::Searches;
 use serde::Deserialize;
@@ -19,11 +19,48 @@ pub struct SearchIn {
     pub indices: Option<Vec<IndexName>>,
 }
 
-/// `{"match_text", "size"}` of the simple search.
+/// The simple search: `match_text` over `match_fields` (default: all) of `match_indices`
+/// (default: the project's).
 #[derive(Deserialize, utoipa::ToSchema)]
 pub struct SimpleSearchIn {
     pub match_text: String,
+    pub match_type: Option<TextMatch>,
+    pub match_indices: Option<Vec<String>>,
+    pub match_fields: Option<Vec<String>>,
+    /// Default: `must`.
+    pub operator: Option<Combine>,
     pub size: Option<u64>,
+}
+
+/// An index named plainly or as `{"name"}` (TEXTA's web client sends the objects).
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum IndexRef {
+    Name(String),
+    Object(IndexName),
+}
+
+/// `{"indices", "values_per_name", "output_type"}` of get_facts.
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct FactsIn {
+    /// Default: the project's indices.
+    pub indices: Option<Vec<IndexRef>>,
+    /// Values listed per fact name (default 10).
+    pub values_per_name: Option<u64>,
+    /// true (default): `[{"name", "values"}]`; false: the names alone.
+    pub output_type: Option<bool>,
+}
+
+/// `{"fact_name", "startswith", "limit", "indices"}` of autocomplete_fact_values.
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct FactValuesIn {
+    pub fact_name: String,
+    /// The start of the values wanted (default: any).
+    pub startswith: Option<String>,
+    /// Most values answered (default 10).
+    pub limit: Option<u64>,
+    /// Default: the project's indices.
+    pub indices: Option<Vec<IndexRef>>,
 }
 
 /// `{"documents": [...]}` of a document insert (at most 10 000 documents).
@@ -73,6 +110,8 @@ pub fn project_operations() -> Vec<Operation> {
         op!(Delete "/projects/{project_pk}/", "projects", "Delete a project and its resources", [] => [], |e, c| e.delete_project(c.ctx()?, c.pk()?)?),
         op!(Get "/projects/{project_pk}/get_indices/", "projects", "The project's indices", [] => [IndicesOut], |e, c| e.get_project_indices(c.ctx()?, c.pk()?)?),
         op!(Get "/projects/{project_pk}/get_fields/", "projects", "Fields of the project's indices", [] => [Vec<IndexFields>], |e, c| e.get_project_fields(c.ctx()?, c.pk()?)?),
+        op!(Get "/projects/{project_pk}/get_resource_counts/", "projects", "How many resources of each kind the project has", [] => [ResourceCounts],
+            |e, c| e.get_resource_counts(c.ctx()?, c.pk()?)?),
     ]
 }
 
@@ -96,8 +135,10 @@ pub fn operations() -> Vec<Operation> {
             |e, c| e.search_by_query(c.ctx()?, c.pk()?, c.body)?),
         op!(Post "/projects/{project_pk}/scroll/", "search", "Page through every matching document", [Value] => [Value],
             |e, c| e.scroll(c.ctx()?, c.pk()?, c.body)?),
-        op!(Post "/projects/{project_pk}/get_facts/", "search", "Fact names and their most frequent values", [Value] => [Value],
+        op!(Post "/projects/{project_pk}/get_facts/", "search", "Fact names with their most frequent values, or the names alone", [FactsIn] => [Value],
             |e, c| e.get_facts(c.ctx()?, c.pk()?, c.body)?),
+        op!(Post "/projects/{project_pk}/autocomplete_fact_values/", "search", "Values of a fact that start with a text, most frequent first", [FactValuesIn] => [Vec<String>],
+            |e, c| e.autocomplete_fact_values(c.ctx()?, c.pk()?, c.body)?),
         op!(Get "/index/", "index", "Indices in the store (superusers)", [] => [Vec<IndexOut>], |e, c| e.list_index_catalogue(c.ctx()?)?),
         op!(Get "/index/{id}/", "index", "One index of the store", [] => [IndexOut], |e, c| e.get_index(c.ctx()?, c.id("id")?)?),
         op!(Patch "/index/{id}/", "index", "Open or close an index", [IndexIn] => [IndexOut], |e, c| e.update_index(c.ctx()?, c.id("id")?, c.body)?),
