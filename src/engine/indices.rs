@@ -52,6 +52,22 @@ pub struct IndexOut {
     pub name: String,
 }
 
+/// An index in the catalogue's list: with its size in the store (bytes) and its number of
+/// documents (both 0 while closed, as the reference lists them).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct IndexListed {
+    #[serde(flatten)]
+    pub index: IndexOut,
+    pub size: u64,
+    pub doc_count: u64,
+}
+
+/// `{"message"}` of an index action.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct MessageOut {
+    pub message: String,
+}
+
 /// Documents per scroll page by default, and the most allowed.
 const SCROLL_SIZE: usize = 100;
 const MAX_PAGE: usize = 10_000;
@@ -221,7 +237,24 @@ impl Engine {
     }
 
     /// GET /index/ — every index in the store (superusers), registering new ones.
-    pub fn list_index_catalogue(&self, ctx: &Ctx) -> Result<Vec<IndexOut>> {
+    pub fn list_index_catalogue(&self, ctx: &Ctx) -> Result<Vec<IndexListed>> {
+        self.index_catalogue(ctx)?
+            .into_iter()
+            .map(|index| {
+                let (size, doc_count) = match index.is_open {
+                    true => (
+                        self.search.index_size(&index.name)?,
+                        self.search.count(std::slice::from_ref(&index.name), &json!({"match_all": {}}))?,
+                    ),
+                    false => (0, 0),
+                };
+                Ok(IndexListed { index, size, doc_count })
+            })
+            .collect()
+    }
+
+    /// The indices of the store in the catalogue (superusers only).
+    fn index_catalogue(&self, ctx: &Ctx) -> Result<Vec<IndexOut>> {
         if !ctx.user.is_superuser {
             return Err(Error::no_permission());
         }
@@ -246,7 +279,7 @@ impl Engine {
 
     /// GET /index/{id}/.
     pub fn get_index(&self, ctx: &Ctx, id: i64) -> Result<IndexOut> {
-        self.list_index_catalogue(ctx)?
+        self.index_catalogue(ctx)?
             .into_iter()
             .find(|i| i.id == id)
             .ok_or_else(Error::not_found)
@@ -275,10 +308,19 @@ impl Engine {
         self.get_index(ctx, id)
     }
 
+    /// PATCH /index/{id}/open_index/ or close_index/: `{"message"}` naming what was done.
+    pub fn set_index_open(&self, ctx: &Ctx, id: i64, open: bool) -> Result<MessageOut> {
+        let index = self.update_index(ctx, id, &json!({ "is_open": open }))?;
+        let done = if open { "Opened" } else { "Closed" };
+        Ok(MessageOut {
+            message: format!("{done} the index {}", index.name),
+        })
+    }
+
     /// GET /get_indices — index names in the store, for project creation.
     pub fn store_indices(&self, ctx: &Ctx) -> Result<Vec<String>> {
         Ok(self
-            .list_index_catalogue(ctx)?
+            .index_catalogue(ctx)?
             .into_iter()
             .filter(|i| i.is_open)
             .map(|i| i.name)

@@ -194,12 +194,30 @@ fn documents_and_search_actions() {
     assert_eq!((deleted.status, deleted.text.as_str()), (204, ""));
     s.get(&format!("{p}/elastic/documents/docs/b/"), Some(&token))
         .expect(404, json!({"detail": "Not found."}));
+    // The catalogue as TEXTA's Management page reads it: a plain list with the size in bytes
+    // and the documents; closing and opening by its actions.
     let catalogue = s.get("/index/", Some(&token)).ok(200);
+    let size = catalogue[0]["size"].as_u64().unwrap_or(0);
+    assert!(size > 0, "{catalogue}");
+    let url = format!("{}/index/1/", s.base);
     assert_eq!(
         catalogue,
-        json!([{"id": 1, "url": format!("{}/index/1/", s.base), "is_open": true, "name": "docs"}])
+        json!([{"id": 1, "url": url, "is_open": true, "name": "docs", "size": size, "doc_count": 1}])
     );
     s.get("/get_indices/", Some(&token)).expect(200, json!(["docs"]));
+    s.patch("/index/1/close_index/", Some(&token), &json!({}))
+        .expect(200, json!({"message": "Closed the index docs"}));
+    s.get("/index/", Some(&token)).expect(
+        200,
+        json!([{"id": 1, "url": url, "is_open": false, "name": "docs", "size": 0, "doc_count": 0}]),
+    );
+    s.get("/get_indices/", Some(&token)).expect(200, json!([]));
+    s.patch("/index/1/open_index/", Some(&token), &json!({}))
+        .expect(200, json!({"message": "Opened the index docs"}));
+    s.get("/index/1/", Some(&token))
+        .expect(200, json!({"id": 1, "url": url, "is_open": true, "name": "docs"}));
+    s.patch("/index/99/close_index/", Some(&token), &json!({}))
+        .expect(404, json!({"detail": "Not found."}));
 }
 
 /// Elasticsearch date math in range bounds (`now-7d`, `now/d`, `<date>||/d`), rounding per

@@ -113,6 +113,8 @@ pub trait SearchBackend: Send + Sync {
     /// All index names, sorted.
     fn list_indices(&self) -> Result<Vec<String>>;
     fn index_exists(&self, name: &str) -> Result<bool>;
+    /// Bytes the index takes in the store (its primary copy).
+    fn index_size(&self, name: &str) -> Result<u64>;
     /// Creates the index; creating an existing index is a no-op.
     fn create_index(&self, name: &str) -> Result<()>;
     fn delete_index(&self, name: &str) -> Result<()>;

@@ -343,6 +343,17 @@ impl SearchBackend for ElasticBackend {
         }
     }
 
+    fn index_size(&self, name: &str) -> Result<u64> {
+        Self::check_name(name)?;
+        let (status, body) = self.send(Method::GET, self.url(&[name, "_stats", "store"], &[]), Body::None)?;
+        if status != StatusCode::OK {
+            return Err(map_error(status, &body));
+        }
+        body["_all"]["primaries"]["store"]["size_in_bytes"]
+            .as_u64()
+            .ok_or_else(|| SearchError::Backend(format!("_stats answered no store size: {body}")))
+    }
+
     fn create_index(&self, name: &str) -> Result<()> {
         Self::check_name(name)?;
         let (status, body) = self.send(Method::PUT, self.url(&[name], &[]), Body::Json(index_settings()))?;

@@ -2,7 +2,7 @@
 use super::regex::IndexName;
 use super::{crud, op, Operation, QueryParam};
 use crate::engine::dataset_imports::DatasetImports;
-use crate::engine::indices::{Combine, IndexOut, TextMatch};
+use crate::engine::indices::{Combine, IndexListed, IndexOut, MessageOut, TextMatch};
 use crate::engine::lexicons::Lexicons;
 use crate::engine::projects::{IndicesOut, ProjectIn, ProjectOut, ResourceCounts};
 use crate::engine::search::IndexFields;
@@ -139,9 +139,11 @@ pub fn operations() -> Vec<Operation> {
             |e, c| e.get_facts(c.ctx()?, c.pk()?, c.body)?),
         op!(Post "/projects/{project_pk}/autocomplete_fact_values/", "search", "Values of a fact that start with a text, most frequent first", [FactValuesIn] => [Vec<String>],
             |e, c| e.autocomplete_fact_values(c.ctx()?, c.pk()?, c.body)?),
-        op!(Get "/index/", "index", "Indices in the store (superusers)", [] => [Vec<IndexOut>], |e, c| e.list_index_catalogue(c.ctx()?)?),
+        op!(Get "/index/", "index", "Indices in the store with their size and documents (superusers)", [] => [Vec<IndexListed>], |e, c| e.list_index_catalogue(c.ctx()?)?),
         op!(Get "/index/{id}/", "index", "One index of the store", [] => [IndexOut], |e, c| e.get_index(c.ctx()?, c.id("id")?)?),
         op!(Patch "/index/{id}/", "index", "Open or close an index", [IndexIn] => [IndexOut], |e, c| e.update_index(c.ctx()?, c.id("id")?, c.body)?),
+        op!(Patch "/index/{id}/open_index/", "index", "Open an index", [] => [MessageOut], |e, c| e.set_index_open(c.ctx()?, c.id("id")?, true)?),
+        op!(Patch "/index/{id}/close_index/", "index", "Close an index: it leaves project listings", [] => [MessageOut], |e, c| e.set_index_open(c.ctx()?, c.id("id")?, false)?),
         op!(Delete "/index/{id}/", "index", "Delete an index and its documents", [] => [], |e, c| e.delete_index(c.ctx()?, c.id("id")?)?),
         op!(Get "/get_indices/", "index", "Names of the indices in the store", [] => [Vec<String>], |e, c| e.store_indices(c.ctx()?)?),
     ]);

@@ -50,6 +50,19 @@ impl SearchBackend for TantivyBackend {
         Ok(self.index_dir(name)?.join("meta.json").exists() || self.upgrade_dir(name).exists())
     }
 
+    fn index_size(&self, name: &str) -> Result<u64> {
+        let dir = self.index_dir(name)?;
+        let entries = std::fs::read_dir(&dir).map_err(backend_err)?;
+        let mut total = 0;
+        for entry in entries {
+            let meta = entry.map_err(backend_err)?.metadata().map_err(backend_err)?;
+            if meta.is_file() {
+                total += meta.len();
+            }
+        }
+        Ok(total)
+    }
+
     fn create_index(&self, name: &str) -> Result<()> {
         let dir = self.index_dir(name)?;
         let _guard = lock(&self.lifecycle);
