@@ -232,6 +232,7 @@ impl Target {
                     ctx: Ctx {
                         user,
                         base_url: local_base_url(),
+                        dialect: Default::default(),
                     },
                     engine,
                 })

@@ -28,6 +28,7 @@ pub mod passwords;
 pub mod projects;
 pub use ta_regex as regex_tagger;
 pub use ta_text::pytext;
+pub mod regex_facts;
 pub mod regex_taggers;
 pub mod resources;
 pub mod sample;
@@ -93,12 +94,13 @@ pub fn default_data_dir() -> PathBuf {
     dirs::data_dir().unwrap_or_else(|| PathBuf::from(".")).join("ta")
 }
 
-/// Who is asking, and the API root their links are built from.
+/// Who is asking, the API root their links are built from, and the answer forms they read.
 #[derive(Clone, Debug)]
 pub struct Ctx {
     pub user: User,
     /// API root without a trailing slash, e.g. `http://127.0.0.1:8000/api/v1`.
     pub base_url: String,
+    pub dialect: operations::Dialect,
 }
 
 pub struct Engine {

@@ -5,6 +5,8 @@ use super::db::Cached;
 use super::error::{Error, Result};
 use super::kinds::ResourceKind;
 use super::lines::{Sparse, SparseLine};
+use super::operations::Dialect;
+use super::regex_facts::{group_facts, tagger_facts, GroupFactsOut, GroupTagTextOut, TagTextOut, TaggerFactsOut};
 use super::regex_tagger::{ops, CompileError, MatchError, Matcher, MatcherConfig};
 use super::resources::{resource_url, Kind, Resource};
 use super::tasks::TaskOut;
@@ -51,11 +53,21 @@ pub struct RegexTaggerIn {
     pub config: MatcherConfig,
 }
 
-/// `{"tagger_id", "description"}` inside a group.
+/// A member inside a group: `{"tagger_id", "description"}` (`api.md` §9); for TEXTA's web
+/// client also the whole tagger (it shows the settings, `texta-client.md` §5 #12).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 pub struct TaggerRef {
     pub tagger_id: i64,
     pub description: String,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub tagger: Option<RegexTaggerOut>,
+}
+
+/// `{"message", "duplicate_id"}` of duplicate.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct DuplicateOut {
+    pub message: String,
+    pub duplicate_id: i64,
 }
 
 /// The body that creates or changes a regex tagger group.
@@ -246,11 +258,17 @@ impl Engine {
             description: r.description.clone(),
             tagger_info: members
                 .iter()
-                .map(|m| TaggerRef {
-                    tagger_id: m.id,
-                    description: m.description.clone(),
+                .map(|m| {
+                    Ok(TaggerRef {
+                        tagger_id: m.id,
+                        description: m.description.clone(),
+                        tagger: match ctx.dialect {
+                            Dialect::Reference => None,
+                            Dialect::WebClient => Some(self.render_tagger(ctx, m)?),
+                        },
+                    })
                 })
-                .collect(),
+                .collect::<Result<_>>()?,
         })
     }
 
@@ -267,10 +285,29 @@ impl Engine {
         Ok((r, m))
     }
 
-    pub fn regex_tag_text(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<ops::TagResult> {
+    /// POST regex_taggers/{id}/duplicate/: a copy of the tagger named `<description>_copy`,
+    /// authored by the caller.
+    pub fn duplicate_regex_tagger(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<DuplicateOut> {
+        self.check_project_access(ctx, pk)?;
+        let r = self.resource(Kind::RegexTagger, pk, id)?;
+        let copy = format!("{}_copy", r.description);
+        let duplicate_id = self.insert_resource(Kind::RegexTagger, ctx, pk, &copy, &r.config)?;
+        Ok(DuplicateOut {
+            message: "Tagger duplicated successfully!".into(),
+            duplicate_id,
+        })
+    }
+
+    /// POST regex_taggers/{id}/tag_text/: the result; for the web client also the text, and
+    /// the matches also as facts.
+    pub fn regex_tag_text(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<TagTextOut> {
         let (r, m) = self.tagger(ctx, pk, id)?;
         let text = parse_text(body)?;
-        ops::tag_text(r.id, &r.description, &m, &text).map_err(match_error)
+        let result = ops::tag_text(r.id, &r.description, &m, &text).map_err(match_error)?;
+        Ok(match ctx.dialect {
+            Dialect::Reference => TagTextOut::Reference(result),
+            Dialect::WebClient => TagTextOut::WebClient(tagger_facts(result, Some(text), None)),
+        })
     }
 
     pub fn regex_tag_texts(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<Vec<ops::TagResult>> {
@@ -338,10 +375,16 @@ impl Engine {
         Ok((g, members))
     }
 
-    pub fn group_tag_text(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<ops::GroupTagResult> {
+    /// POST regex_tagger_groups/{id}/tag_text/: the members' tags; for the web client also
+    /// the text and every match as the group's fact.
+    pub fn group_tag_text(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<GroupTagTextOut> {
         let (g, members) = self.loaded_group(ctx, pk, id)?;
         let text = parse_text(body)?;
-        ops::group_tag_text(g.id, &g.description, &as_members(&members), &text).map_err(match_error)
+        let result = ops::group_tag_text(g.id, &g.description, &as_members(&members), &text).map_err(match_error)?;
+        Ok(match ctx.dialect {
+            Dialect::Reference => GroupTagTextOut::Reference(result),
+            Dialect::WebClient => GroupTagTextOut::WebClient(group_facts(result, Some(text), None)),
+        })
     }
 
     pub fn group_tag_texts(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<ops::GroupTagTextsResult> {
@@ -544,30 +587,23 @@ fn shown_document(hit: &super::search::Hit, fields: &[String]) -> Value {
     Value::Object(flat)
 }
 
-/// Attach `document` to a tag_doc-shaped result.
-fn with_document<T: Serialize>(result: T, document: Value) -> Result<Value> {
-    let mut v = serde_json::to_value(result).map_err(Error::internal)?;
-    v["document"] = document;
-    Ok(v)
-}
-
 impl Engine {
     /// POST regex_taggers/{id}/tag_random_doc/.
-    pub fn regex_tag_random_doc(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<Value> {
+    pub fn regex_tag_random_doc(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<TaggerFactsOut> {
         let (r, m) = self.tagger(ctx, pk, id)?;
         let (indices, fields) = parse_random_doc(body)?;
         let hit = self.random_document(pk, indices)?;
         let result = ops::tag_doc(r.id, &r.description, &m, &hit.source, &fields).map_err(match_error)?;
-        with_document(result, shown_document(&hit, &fields))
+        Ok(tagger_facts(result, None, Some(shown_document(&hit, &fields))))
     }
 
     /// POST regex_tagger_groups/{id}/tag_random_doc/.
-    pub fn group_tag_random_doc(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<Value> {
+    pub fn group_tag_random_doc(&self, ctx: &Ctx, pk: i64, id: i64, body: &Value) -> Result<GroupFactsOut> {
         let (g, members) = self.loaded_group(ctx, pk, id)?;
         let (indices, fields) = parse_random_doc(body)?;
         let hit = self.random_document(pk, indices)?;
         let result = ops::group_tag_doc(g.id, &g.description, &as_members(&members), &hit.source, &fields).map_err(match_error)?;
-        with_document(result, shown_document(&hit, &fields))
+        Ok(group_facts(result, None, Some(shown_document(&hit, &fields))))
     }
 
     /// POST regex_tagger_groups/{id}/apply_tagger_group/ — starts a task that adds one fact
@@ -591,9 +627,7 @@ impl Engine {
         let _label = f.string("description", Str::REQUIRED.max(1000));
         let indices = super::indices::parse_index_objects(&mut f, "indices")?;
         let fields = f.strings("fields", List::REQUIRED.non_empty(), Str::REQUIRED);
-        let query = f
-            .object("query", false)
-            .map(|q| super::search::query_clause(&Value::Object(q.clone())).clone());
+        let query = super::taggers::parse_query(&mut f).map(|q| super::search::query_clause(&q).clone());
         f.finish()?;
         let indices = self.resolve_indices(pk, indices)?;
         let (fields, query) = (fields.unwrap_or_default(), query.unwrap_or_else(|| json!({"match_all": {}})));

@@ -440,10 +440,7 @@ impl Engine {
                 query,
             } => {
                 let user = self.user_by_id(user)?;
-                let ctx = Ctx {
-                    user,
-                    base_url: ctx.base_url.clone(),
-                };
+                let ctx = Ctx { user, ..ctx.clone() };
                 self.launch_apply(&ctx, pk, group, indices, fields, query, None)?
             }
             TaskKind::DatasetImport { .. } => return gone("the uploaded file is removed when an import ends; import it again"),

@@ -3,7 +3,10 @@
 //! token. Preflights are answered before authentication (they carry no credentials), and
 //! every answer to a listed origin, errors included, names it with credentials allowed.
 //! No origin is allowed unless listed; a listed origin is echoed, never `*`.
+use axum::extract::Request;
 use axum::http::{header, HeaderName, HeaderValue, Method};
+use axum::Router;
+use tower::ServiceExt;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 /// The request headers a client may send cross-origin: those TEXTA's client sends, and the
@@ -34,28 +37,51 @@ pub fn parse_origin(origin: &str) -> Result<HeaderValue, String> {
     HeaderValue::from_str(&origin.to_ascii_lowercase()).map_err(|_| bad())
 }
 
-/// The layer for these origins; `None` when there are none (nothing cross-origin is allowed).
-pub fn layer(origins: &[HeaderValue]) -> Option<CorsLayer> {
+/// `app` answering the listed origins; as it is when there are none. An `OPTIONS` without
+/// `Access-Control-Request-Method` is no preflight but DRF's metadata request: it goes to the
+/// app (authenticated) and its answer gets the headers an actual response gets.
+pub fn allow(app: Router, origins: &[HeaderValue]) -> Router {
     if origins.is_empty() {
-        return None;
+        return app;
     }
+    let cors = app.clone().layer(layer(origins));
+    let origins = origins.to_vec();
+    Router::new().fallback_service(tower::service_fn(move |req: Request| {
+        let metadata = req.method() == Method::OPTIONS && !req.headers().contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
+        let origin = req.headers().get(header::ORIGIN).filter(|o| origins.contains(o)).cloned();
+        let (app, cors) = (app.clone(), cors.clone());
+        async move {
+            if !metadata {
+                return cors.oneshot(req).await;
+            }
+            let mut resp = app.oneshot(req).await?;
+            if let Some(origin) = origin {
+                let headers = resp.headers_mut();
+                headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+                headers.insert(header::ACCESS_CONTROL_ALLOW_CREDENTIALS, HeaderValue::from_static("true"));
+                headers.append(header::VARY, HeaderValue::from_static("origin"));
+            }
+            Ok(resp)
+        }
+    }))
+}
+
+fn layer(origins: &[HeaderValue]) -> CorsLayer {
     let headers: Vec<HeaderName> = ALLOWED_HEADERS.iter().map(|h| HeaderName::from_static(h)).collect();
-    Some(
-        CorsLayer::new()
-            .allow_origin(AllowOrigin::list(origins.iter().cloned()))
-            .allow_credentials(true)
-            .allow_methods([
-                Method::GET,
-                Method::POST,
-                Method::PUT,
-                Method::PATCH,
-                Method::DELETE,
-                Method::OPTIONS,
-            ])
-            .allow_headers(headers)
-            .expose_headers([header::CONTENT_DISPOSITION])
-            .max_age(std::time::Duration::from_secs(86400)),
-    )
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::list(origins.iter().cloned()))
+        .allow_credentials(true)
+        .allow_methods([
+            Method::GET,
+            Method::POST,
+            Method::PUT,
+            Method::PATCH,
+            Method::DELETE,
+            Method::OPTIONS,
+        ])
+        .allow_headers(headers)
+        .expose_headers([header::CONTENT_DISPOSITION])
+        .max_age(std::time::Duration::from_secs(86400))
 }
 
 #[cfg(test)]

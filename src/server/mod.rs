@@ -220,10 +220,7 @@ pub fn app(engine: Arc<Engine>, options: &Options) -> Router {
         .fallback_service(inner)
         .layer(middleware::from_fn_with_state(engine, front))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(panic_response));
-    match cors::layer(&options.cors_origins) {
-        Some(layer) => app.layer(layer),
-        None => app,
-    }
+    cors::allow(app, &options.cors_origins)
 }
 
 /// A panic while answering one request becomes that request's 500; the server goes on.

@@ -4,7 +4,7 @@
 //! none exists without its documentation.
 use super::http::{blocking, json_response, session_key, ApiError, AppState, Body, Caller, Query, SESSION_COOKIE};
 use crate::engine::error::Error;
-use crate::engine::operations::{self, Access, Call, Method, Operation, Reply};
+use crate::engine::operations::{self, Access, Call, Dialect, Method, Operation, Reply};
 use crate::engine::Ctx;
 use axum::extract::{FromRequestParts, RawPathParams, State};
 use axum::http::{header, request::Parts, HeaderMap, HeaderValue, StatusCode};
@@ -61,6 +61,16 @@ impl<S: Send + Sync> FromRequestParts<S> for Params {
     }
 }
 
+/// TEXTA's web client asks for `application/json, text/plain, */*`; API clients for JSON.
+fn dialect(headers: &HeaderMap) -> Dialect {
+    let accept = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or("");
+    if accept.contains("text/plain") {
+        Dialect::WebClient
+    } else {
+        Dialect::Reference
+    }
+}
+
 /// Extractor: the caller the front layer resolved, with the base URL of their links.
 pub struct CallerOf(Option<Ctx>);
 
@@ -71,6 +81,7 @@ impl<S: Send + Sync> FromRequestParts<S> for CallerOf {
             Some(Caller::User(u)) => Some(Ctx {
                 user: u.clone(),
                 base_url: super::http::base_url(&parts.headers),
+                dialect: dialect(&parts.headers),
             }),
             _ => None,
         }))

@@ -19,3 +19,4 @@ mod pipes;
 mod tagger_groups;
 mod torchtaggers;
 mod training_crash;
+mod web_client;

@@ -60,6 +60,17 @@ pub enum Access {
     Open,
 }
 
+/// Which era's answer forms the caller reads where they differ (`texta-client.md` §5 #9–11):
+/// the reference (2.10.3) of `api.md`, or TEXTA's web client 1.4, which reads 2.10.15's. The
+/// HTTP face tells them apart by the client's `Accept` (`application/json, text/plain, */*`
+/// from the web client; API clients ask for JSON alone).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Dialect {
+    #[default]
+    Reference,
+    WebClient,
+}
+
 /// One request as an operation receives it, whichever face it came from.
 pub struct Call<'a> {
     /// The caller; `None` only for open operations called anonymously.

@@ -1,7 +1,8 @@
 //! Operations of regex taggers and regex tagger groups (`api.md` §8–9).
 use super::{crud, op, Operation};
+use crate::engine::regex_facts::{GroupFactsOut, GroupTagTextOut, TagTextOut, TaggerFactsOut};
 use crate::engine::regex_tagger::ops::{GroupMultiTagEntry, GroupTagResult, GroupTagTextsResult, MultiTagEntry, TagResult};
-use crate::engine::regex_taggers::{RegexTaggerGroups, RegexTaggers};
+use crate::engine::regex_taggers::{DuplicateOut, RegexTaggerGroups, RegexTaggers};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -65,26 +66,28 @@ pub struct ApplyIn {
 pub fn operations() -> Vec<Operation> {
     let mut ops = crud::operations::<RegexTaggers>();
     ops.extend([
-        op!(Post "/projects/{project_pk}/regex_taggers/{id}/tag_text/", "regex_taggers", "Tag one text", [TextIn] => [TagResult],
+        op!(Post "/projects/{project_pk}/regex_taggers/{id}/tag_text/", "regex_taggers", "Tag one text (TEXTA's web client also gets the text and the matches as facts)", [TextIn] => [TagTextOut],
             |e, c| e.regex_tag_text(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
         op!(Post "/projects/{project_pk}/regex_taggers/{id}/tag_texts/", "regex_taggers", "Tag texts", [TextsIn] => [Vec<TagResult>],
             |e, c| e.regex_tag_texts(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
         op!(Post "/projects/{project_pk}/regex_taggers/{id}/tag_doc/", "regex_taggers", "Tag a document's fields", [DocIn] => [TagResult],
             |e, c| e.regex_tag_doc(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
-        op!(Post "/projects/{project_pk}/regex_taggers/{id}/tag_random_doc/", "regex_taggers", "Tag a random document of the indices", [RandomDocIn] => [Value],
+        op!(Post "/projects/{project_pk}/regex_taggers/{id}/tag_random_doc/", "regex_taggers", "Tag a random document of the indices", [RandomDocIn] => [TaggerFactsOut],
             |e, c| e.regex_tag_random_doc(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
+        op!(Post "/projects/{project_pk}/regex_taggers/{id}/duplicate/", "regex_taggers", "Copy a tagger (as `<description>_copy`)", [] => [DuplicateOut],
+            |e, c| e.duplicate_regex_tagger(c.ctx()?, c.pk()?, c.id("id")?)?),
         op!(Post "/projects/{project_pk}/regex_taggers/multitag_text/", "regex_taggers", "Run several taggers over one text", [MultitagIn] => [Vec<MultiTagEntry>],
             |e, c| e.regex_multitag_text(c.ctx()?, c.pk()?, c.body)?),
     ]);
     ops.extend(crud::operations::<RegexTaggerGroups>());
     ops.extend([
-        op!(Post "/projects/{project_pk}/regex_tagger_groups/{id}/tag_text/", "regex_tagger_groups", "Tag one text with every member", [TextIn] => [GroupTagResult],
+        op!(Post "/projects/{project_pk}/regex_tagger_groups/{id}/tag_text/", "regex_tagger_groups", "Tag one text with every member (TEXTA's web client also gets the text and the matches as the group's facts)", [TextIn] => [GroupTagTextOut],
             |e, c| e.group_tag_text(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
         op!(Post "/projects/{project_pk}/regex_tagger_groups/{id}/tag_texts/", "regex_tagger_groups", "Tag texts with every member", [TextsIn] => [GroupTagTextsResult],
             |e, c| e.group_tag_texts(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
         op!(Post "/projects/{project_pk}/regex_tagger_groups/{id}/tag_doc/", "regex_tagger_groups", "Tag a document with every member", [DocIn] => [GroupTagResult],
             |e, c| e.group_tag_doc(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
-        op!(Post "/projects/{project_pk}/regex_tagger_groups/{id}/tag_random_doc/", "regex_tagger_groups", "Tag a random document with every member", [RandomDocIn] => [Value],
+        op!(Post "/projects/{project_pk}/regex_tagger_groups/{id}/tag_random_doc/", "regex_tagger_groups", "Tag a random document with every member", [RandomDocIn] => [GroupFactsOut],
             |e, c| e.group_tag_random_doc(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
         op!(Post "/projects/{project_pk}/regex_tagger_groups/{id}/simple_tag_text/", "regex_tagger_groups", "Descriptions of the matching members", [TextIn] => [Vec<String>],
             |e, c| e.group_simple_tag_text(c.ctx()?, c.pk()?, c.id("id")?, c.body)?),
