@@ -523,9 +523,9 @@ fn date_bounds(body: &Map<String, Value>) -> Result<Map<String, Value>> {
                         .map(|ms| i128::from(ms) * 1_000_000)
                         .or_else(|| n.as_f64().map(|ms| (ms * 1e6) as i128))
                         .and_then(|ns| OffsetDateTime::from_unix_timestamp_nanos(ns).ok()),
-                    Some(Value::String(s)) => date_math::evaluate(s, now, false, super::dsl::parse_date)
+                    Some(Value::String(s)) => date_math::evaluate(s, now, false, date_math::parse_date)
                         .map_err(bad)?
-                        .or_else(|| super::dsl::parse_date(s)),
+                        .or_else(|| date_math::parse_date(s)),
                     Some(_) => None,
                 };
                 let at = at.ok_or_else(|| bad(format!("invalid date range bound: {}", range[bound])))?;
