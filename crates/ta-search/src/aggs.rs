@@ -10,11 +10,14 @@
 //! The kinds tantivy lacks are planned here, over *scopes* (the documents an aggregation
 //! sees): `nested` on `texta_facts` (the fact documents of the matching documents),
 //! `reverse_nested` (back to the documents having such facts), `filter`, `filters` and
-//! `global`, each of which may hold any aggregations, and `date_histogram` with a calendar
-//! interval (minute to year, UTC), which runs as a range aggregation over the calendar
-//! units between the field's least and greatest value. Date bounds of `range` and
-//! `date_range` take Elasticsearch's milliseconds, dates and date math. A scope kind under a
-//! tantivy kind (a `nested` inside `terms`) is a bad query naming both.
+//! `global`, each of which may hold any aggregations; `date_histogram` with a calendar
+//! interval (`calendar.rs`); `significant_terms`, and `terms` holding any of these below it
+//! (`terms.rs`: each bucket's planned aggregations run over the bucket's documents, and may
+//! order the buckets). Date bounds of `range` and `date_range` take Elasticsearch's
+//! milliseconds, dates and date math; `format` (a Joda pattern, `joda.rs`) writes the
+//! `key_as_string` of date histograms and the `value_as_string` of min, max and avg of
+//! dates. A planned kind under another tantivy kind (a `nested` inside `histogram`) is a bad
+//! query naming both.
 
 use serde_json::{json, Map, Value};
 use tantivy::aggregation::agg_req::Aggregations;
@@ -25,6 +28,10 @@ use super::backend::{Result, SearchError};
 use super::date_math;
 use super::mapping::{FieldTypes, FACTS_FIELD};
 use super::sort::fast_column;
+
+mod calendar;
+mod terms;
+use calendar::{calendar_histogram, calendar_unit, date_format, date_string};
 
 /// Elasticsearch's rendering of dates in results: three fractional digits.
 const ES_FORMAT: &[FormatItem<'static>] = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
@@ -37,9 +44,6 @@ pub fn es_date(millis: i64) -> String {
         .and_then(|at| at.format(ES_FORMAT).ok())
         .unwrap_or_else(|| millis.to_string())
 }
-
-/// Most buckets a calendar date histogram may have (Elasticsearch's `search.max_buckets`).
-const MAX_CALENDAR_BUCKETS: usize = 65_536;
 
 /// The documents an aggregation sees: the top-level documents matching `clause`, or, with
 /// `facts`, the fact documents of those documents that match every filter listed.
@@ -56,6 +60,8 @@ pub trait Runner {
     /// tantivy's final result (before `finish`) of `request` over the scope.
     fn run(&self, scope: &Scope, request: Aggregations) -> Result<Value>;
     fn count(&self, scope: &Scope) -> Result<u64>;
+    /// Every indexed document, fact documents included (a significance background).
+    fn all_docs(&self) -> Result<u64>;
 }
 
 fn bad(msg: impl Into<String>) -> SearchError {
@@ -91,10 +97,14 @@ fn entry<'a>(name: &str, spec: &'a Value) -> Result<Entry<'a>> {
     Ok(Entry { kind, body, subs })
 }
 
-/// Whether an entry is planned here (a scope kind or a calendar histogram), not by tantivy.
+/// Whether an entry is planned here (a scope kind, a calendar histogram, significant terms or
+/// terms holding one of these), not by tantivy.
 fn planned_here(e: &Entry) -> Result<bool> {
-    Ok(matches!(e.kind, "nested" | "reverse_nested" | "filter" | "filters" | "global")
-        || (e.kind == "date_histogram" && calendar_unit(e.body)?.is_some()))
+    Ok(matches!(
+        e.kind,
+        "nested" | "reverse_nested" | "filter" | "filters" | "global" | "significant_terms"
+    ) || (e.kind == "date_histogram" && calendar_unit(e.body)?.is_some())
+        || (e.kind == "terms" && terms::holds_planned(e)?))
 }
 
 /// The results of one level of aggregations over `scope`, in the request's order.
@@ -151,7 +161,12 @@ fn level(runner: &dyn Runner, scope: &Scope, request: &Value) -> Result<Map<Stri
                 };
                 bucket(runner, &all, e.subs)?
             }
-            _ => calendar_histogram(runner, scope, name, &e)?,
+            "terms" => terms::planned_terms(runner, scope, name, &e)?,
+            "significant_terms" => terms::significant_terms(runner, scope, name, &e)?,
+            _ => match calendar_unit(e.body)? {
+                Some(unit) => calendar_histogram(runner, scope, name, &e, unit)?,
+                None => return Err(bad(format!("aggregation [{name}] of type [{}] is not planned here", e.kind))),
+            },
         };
         results.insert(name.clone(), result);
     }
@@ -175,7 +190,7 @@ fn refuse_planned(parent: &str, subs: &Value) -> Result<()> {
         if planned_here(&e)? {
             return Err(bad(format!(
                 "unsupported aggs: a {} aggregation ([{name}]) inside a {parent} aggregation; put it at the top level or \
-                 inside nested, reverse_nested, filter, filters or global",
+                 inside nested, reverse_nested, filter, filters, global or terms",
                 e.kind
             )));
         }
@@ -241,104 +256,6 @@ fn filters(runner: &dyn Runner, scope: &Scope, name: &str, e: &Entry) -> Result<
     Ok(json!({ "buckets": buckets }))
 }
 
-/// The calendar unit of a date histogram (`calendar_interval`, or the older `interval` when
-/// it names one) as a date-math unit and a count of it; `None` for a fixed interval.
-fn calendar_unit(body: &Value) -> Result<Option<(char, i64)>> {
-    let unit = |name: &str| match name {
-        "minute" | "1m" => Some(('m', 1)),
-        "hour" | "1h" => Some(('h', 1)),
-        "day" | "1d" => Some(('d', 1)),
-        "week" | "1w" => Some(('w', 1)),
-        "month" | "1M" => Some(('M', 1)),
-        "quarter" | "1q" => Some(('M', 3)),
-        "year" | "1y" => Some(('y', 1)),
-        _ => None,
-    };
-    if let Some(interval) = body.get("calendar_interval") {
-        let name = interval.as_str().unwrap_or_default();
-        return unit(name)
-            .map(Some)
-            .ok_or_else(|| bad(format!("invalid calendar_interval: {interval}")));
-    }
-    Ok(body.get("interval").and_then(Value::as_str).and_then(unit))
-}
-
-/// `date_histogram` over calendar units: a range aggregation over the units from the one
-/// holding the least value to the one holding the greatest, rendered as histogram buckets.
-fn calendar_histogram(runner: &dyn Runner, scope: &Scope, name: &str, e: &Entry) -> Result<Value> {
-    let (unit, count) = calendar_unit(e.body)?.expect("a calendar histogram");
-    let body = e
-        .body
-        .as_object()
-        .ok_or_else(|| bad(format!("date_histogram [{name}] must be an object")))?;
-    for (key, value) in body {
-        match key.as_str() {
-            "field" | "calendar_interval" | "interval" | "min_doc_count" => {}
-            "time_zone" if matches!(value.as_str(), Some("UTC" | "Z" | "+00:00")) => {}
-            _ => return Err(bad(format!("unsupported date_histogram option with a calendar interval: {key}"))),
-        }
-    }
-    let field = body
-        .get("field")
-        .and_then(Value::as_str)
-        .ok_or_else(|| bad(format!("date_histogram [{name}] needs a field")))?;
-    let min_doc_count = match body.get("min_doc_count") {
-        Some(v) => v.as_u64().ok_or_else(|| bad(format!("invalid min_doc_count: {v}")))?,
-        None => 0,
-    };
-    let bounds = json!({"least": {"min": {"field": field}}, "greatest": {"max": {"field": field}}});
-    let bounds = runner.run(scope, translate(&bounds, runner.mappings())?)?;
-    let (Some(least), Some(greatest)) = (bounds["least"]["value"].as_f64(), bounds["greatest"]["value"].as_f64()) else {
-        return Ok(json!({"buckets": []}));
-    };
-    let invalid = || bad(format!("date_histogram [{name}]: dates out of range"));
-    let (least, greatest) = (from_nanos(least).ok_or_else(invalid)?, from_nanos(greatest).ok_or_else(invalid)?);
-    let mut start = date_math::round_down(least, unit).ok_or_else(invalid)?;
-    if count == 3 {
-        let into_quarter = (u8::from(start.month()) - 1) % 3;
-        start = date_math::add(start, -i64::from(into_quarter), 'M').ok_or_else(invalid)?;
-    }
-    let mut edges = vec![start];
-    while start <= greatest {
-        start = date_math::add(start, count, unit).ok_or_else(invalid)?;
-        edges.push(start);
-        if edges.len() > MAX_CALENDAR_BUCKETS + 1 {
-            return Err(bad(format!(
-                "date_histogram [{name}] would have more than {MAX_CALENDAR_BUCKETS} buckets; use a longer interval"
-            )));
-        }
-    }
-    let ranges: Vec<Value> = edges
-        .windows(2)
-        .map(|w| json!({"from": millis(w[0]), "to": millis(w[1])}))
-        .collect();
-    let mut range = json!({"range": {"field": field, "ranges": ranges, "keyed": false}});
-    if let Some(subs) = e.subs {
-        range["aggs"] = subs.clone();
-    }
-    let units = json!({ "units": range });
-    let result = finish(&units, runner.run(scope, translate(&units, runner.mappings())?)?, runner.mappings());
-    let buckets = result["units"]["buckets"].as_array().cloned().unwrap_or_default();
-    let buckets: Vec<Value> = buckets
-        .into_iter()
-        .filter(|b| b.get("from").is_some() && b.get("to").is_some()) // not the open ends
-        .filter(|b| b["doc_count"].as_u64().unwrap_or(0) >= min_doc_count)
-        .map(|b| {
-            let millis = b["from"].as_f64().unwrap_or(0.0) as i64;
-            let mut out = Map::new();
-            out.insert("key_as_string".into(), Value::from(es_date(millis)));
-            out.insert("key".into(), Value::from(millis));
-            let Value::Object(rest) = b else { return Value::Object(out) };
-            out.extend(
-                rest.into_iter()
-                    .filter(|(k, _)| !matches!(k.as_str(), "key" | "from" | "to" | "from_as_string" | "to_as_string")),
-            );
-            Value::Object(out)
-        })
-        .collect();
-    Ok(json!({ "buckets": buckets }))
-}
-
 fn millis(at: OffsetDateTime) -> i64 {
     i64::try_from(at.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX)
 }
@@ -385,12 +302,14 @@ fn finish_one(e: &Entry, result: &mut Value, mappings: &[FieldTypes]) {
     }
     let field = e.body.get("field").and_then(Value::as_str).unwrap_or_default();
     let dated = e.kind == "date_range" || mappings.iter().any(|t| t.type_of(field) == Some("date"));
+    // a bad format was refused when the request was translated
+    let format = date_format(e.body).ok().flatten();
     match e.kind {
         "date_histogram" => {
             for bucket in map.get_mut("buckets").and_then(Value::as_array_mut).into_iter().flatten() {
                 if let Some(millis) = bucket.get("key").and_then(Value::as_f64) {
                     bucket["key"] = Value::from(millis as i64);
-                    bucket["key_as_string"] = Value::from(es_date(millis as i64));
+                    bucket["key_as_string"] = Value::from(date_string(format.as_ref(), millis as i64));
                 }
             }
         }
@@ -409,7 +328,7 @@ fn finish_one(e: &Entry, result: &mut Value, mappings: &[FieldTypes]) {
             if let Some(nanos) = map.get("value").and_then(Value::as_f64) {
                 let millis = (nanos / 1e6).round();
                 map.insert("value".into(), Value::from(millis));
-                map.insert("value_as_string".into(), Value::from(es_date(millis as i64)));
+                map.insert("value_as_string".into(), Value::from(date_string(format.as_ref(), millis as i64)));
             }
         }
         _ => {}
@@ -481,10 +400,19 @@ fn map_fields(value: &Value, mappings: &[FieldTypes]) -> Result<Value> {
                         let body = if dated { date_bounds(body)? } else { body.clone() };
                         ("range".to_string(), map_fields(&Value::Object(body), mappings)?)
                     }
-                    ("date_histogram", Value::Object(body)) if body.contains_key("interval") => {
+                    ("date_histogram", Value::Object(body)) => {
                         let mut body = body.clone();
-                        let interval = body.shift_remove("interval").unwrap_or_default();
-                        body.insert("fixed_interval".into(), interval);
+                        if let Some(interval) = body.shift_remove("interval") {
+                            body.insert("fixed_interval".into(), interval);
+                        }
+                        // written by `finish`
+                        body.shift_remove("format");
+                        (key.clone(), map_fields(&Value::Object(body), mappings)?)
+                    }
+                    ("min" | "max" | "avg", Value::Object(body)) if body.contains_key("format") => {
+                        let mut body = body.clone();
+                        date_format(child)?;
+                        body.shift_remove("format");
                         (key.clone(), map_fields(&Value::Object(body), mappings)?)
                     }
                     _ => (key.clone(), map_fields(child, mappings)?),
@@ -523,9 +451,9 @@ fn date_bounds(body: &Map<String, Value>) -> Result<Map<String, Value>> {
                         .map(|ms| i128::from(ms) * 1_000_000)
                         .or_else(|| n.as_f64().map(|ms| (ms * 1e6) as i128))
                         .and_then(|ns| OffsetDateTime::from_unix_timestamp_nanos(ns).ok()),
-                    Some(Value::String(s)) => date_math::evaluate(s, now, false, super::dsl::parse_date)
+                    Some(Value::String(s)) => date_math::evaluate(s, now, false, date_math::parse_date)
                         .map_err(bad)?
-                        .or_else(|| super::dsl::parse_date(s)),
+                        .or_else(|| date_math::parse_date(s)),
                     Some(_) => None,
                 };
                 let at = at.ok_or_else(|| bad(format!("invalid date range bound: {}", range[bound])))?;

@@ -5,8 +5,67 @@
 //! of today and `gt: now/d` excludes it. Weeks start on Monday. Months and years clamp the
 //! day (`2024-01-31||+1M` is February 29). All in UTC: a range with another `time_zone` is
 //! refused (`dsl.rs`).
+//!
+//! Also the date strings Elasticsearch reads by default (`parse_date`): its
+//! `strict_date_optional_time` and the `yyyy/MM/dd [HH:mm:ss]` form of dynamic mapping. A date
+//! without an offset is UTC, as in Elasticsearch; a bound that rounds up (`gt`, `lte`) fills
+//! the missing time of day with its last instant (`lte: "2020-09-01"` takes all of that day),
+//! as Elasticsearch's range queries do.
 
-use tantivy::time::{Date, Duration, Month, OffsetDateTime, Time};
+use tantivy::time::{Date, Duration, Month, OffsetDateTime, Time, UtcOffset};
+use time::format_description::BorrowedFormatItem;
+use time::macros::format_description;
+use time::parsing::Parsed;
+
+/// `strict_date_optional_time`: a year, then optionally the month, the day, `T` and the time
+/// (hour, minute, second, fraction), then optionally `Z` or an offset.
+const ISO_DATE: &[BorrowedFormatItem<'static>] = format_description!(
+    version = 2,
+    "[year][optional [-[month][optional [-[day][optional [T[hour][optional [:[minute][optional [:[second][optional \
+     [[first [.][,]][subsecond]]]]]]][optional [[first [Z][[offset_hour sign:mandatory][optional [:]][offset_minute]]]]]]]]]]]"
+);
+
+/// Dynamic mapping's other date form: `yyyy/MM/dd`, optionally ` HH:mm:ss` and an offset.
+const SLASH_DATE: &[BorrowedFormatItem<'static>] = format_description!(
+    version = 2,
+    "[year]/[month]/[day][optional [ [hour]:[minute]:[second][optional [ [offset_hour sign:mandatory][offset_minute]]]]]"
+);
+
+/// The instant a date string denotes (see the module comment), `None` when it is none.
+pub fn parse_date(s: &str) -> Option<OffsetDateTime> {
+    parse_date_rounding(s, false)
+}
+
+/// `parse_date`, the missing time of day filled with its last instant when `round_up`.
+pub fn parse_date_rounding(s: &str, round_up: bool) -> Option<OffsetDateTime> {
+    [ISO_DATE, SLASH_DATE].into_iter().find_map(|items| {
+        let mut parsed = Parsed::new();
+        let rest = parsed.parse_items(s.as_bytes(), items).ok()?;
+        rest.is_empty().then(|| from_parsed(&parsed, round_up)).flatten()
+    })
+}
+
+/// The instant of parsed date parts, the parts left out at their least (January, the 1st,
+/// midnight, UTC); with `round_up`, a time of day left out (in part) at its greatest
+/// (23:59:59.999999999), as Elasticsearch fills missing fields of rounded-up bounds.
+pub fn from_parsed(parsed: &Parsed, round_up: bool) -> Option<OffsetDateTime> {
+    let (last_hour, last_minute, last_nano) = if round_up { (23, 59, 999_999_999) } else { (0, 0, 0) };
+    let day = parsed.day().map_or(1, std::num::NonZero::get);
+    let date = Date::from_calendar_date(parsed.year()?, parsed.month().unwrap_or(Month::January), day).ok()?;
+    let hour = match (parsed.hour_24(), parsed.hour_12(), parsed.hour_12_is_pm()) {
+        (Some(hour), _, _) => hour,
+        (None, Some(hour), pm) => hour.get() % 12 + if pm == Some(true) { 12 } else { 0 },
+        (None, None, _) => last_hour,
+    };
+    let minute = parsed.minute().unwrap_or(last_minute);
+    let second = parsed.second().unwrap_or(last_minute);
+    let time = Time::from_hms_nano(hour, minute, second, parsed.subsecond().unwrap_or(last_nano)).ok()?;
+    let offset = match parsed.offset_hour() {
+        Some(hours) => UtcOffset::from_hms(hours, parsed.offset_minute_signed().unwrap_or(0), 0).ok()?,
+        None => UtcOffset::UTC,
+    };
+    Some(date.with_time(time).assume_offset(offset).to_offset(UtcOffset::UTC))
+}
 
 /// The instant `expr` denotes, `None` when it is no date math (no `now` anchor, no `||`);
 /// an error names what is wrong. `parse_anchor` reads the date before `||`.
@@ -133,6 +192,38 @@ mod tests {
         for (expr, up, want) in cases {
             assert_eq!(eval(expr, up), Ok(Some(want.to_string())), "{expr} up={up}");
         }
+    }
+
+    #[test]
+    fn elasticsearch_date_strings_without_an_offset_are_utc() {
+        let parsed = |s: &str| super::parse_date(s).map(|t| t.format(&Rfc3339).unwrap());
+        let cases = [
+            ("2020-09-01T10:00:00", Some("2020-09-01T10:00:00Z")),
+            ("2020-09-01", Some("2020-09-01T00:00:00Z")),
+            ("2020-09", Some("2020-09-01T00:00:00Z")),
+            ("2020", Some("2020-01-01T00:00:00Z")),
+            ("2020-09-01T10", Some("2020-09-01T10:00:00Z")),
+            ("2020-09-01T10:30", Some("2020-09-01T10:30:00Z")),
+            ("2020-09-01T10:00:00.250", Some("2020-09-01T10:00:00.25Z")),
+            ("2019-01-01T00:00:00.000Z", Some("2019-01-01T00:00:00Z")),
+            ("2020-09-01T10:00:00+02:00", Some("2020-09-01T08:00:00Z")),
+            ("2020-09-01T10:00:00-0130", Some("2020-09-01T11:30:00Z")),
+            ("2020/09/01", Some("2020-09-01T00:00:00Z")),
+            ("2020/09/01 10:00:00", Some("2020-09-01T10:00:00Z")),
+            ("2020-13-01", None),
+            ("2020-02-30", None),
+            ("2020-09-01T", None),
+            ("2020-09-01 10:00", None),
+            ("september", None),
+            ("", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parsed(text).as_deref(), want, "{text}");
+        }
+        let rounded = |s: &str| super::parse_date_rounding(s, true).map(|t| t.format(&Rfc3339).unwrap());
+        assert_eq!(rounded("2020-09-01").as_deref(), Some("2020-09-01T23:59:59.999999999Z"));
+        assert_eq!(rounded("2020-09-01T10:00").as_deref(), Some("2020-09-01T10:00:59.999999999Z"));
+        assert_eq!(rounded("2020-09-01T10:00:00.000Z").as_deref(), Some("2020-09-01T10:00:00Z"));
     }
 
     #[test]

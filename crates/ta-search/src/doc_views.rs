@@ -1,7 +1,8 @@
 //! The two indexed views of a document, read lazily from its parsed tree (no copy), which
 //! tantivy indexes directly (`store_doc.rs`):
-//! `Kind::Text` feeds the analyzed `text` field with the string values that are not RFC 3339
-//! dates; `Kind::Keyword` feeds the `kw` field with every typed value (numbers, booleans,
+//! `Kind::Text` feeds the analyzed `text` field with the string values that are not dates
+//! (strings dynamic mapping calls dates, `mapping::looks_like_date`, read as UTC when they
+//! have no offset, as Elasticsearch reads them); `Kind::Keyword` feeds the `kw` field with every typed value (numbers, booleans,
 //! dates) and the strings of at most `KEYWORD_IGNORE_ABOVE` characters kept whole, as
 //! Elasticsearch's `keyword` subfield with `ignore_above: 256`. Everything left out of a view
 //! reads as null there, which tantivy skips. A document's top-level `texta_facts` are left
@@ -12,10 +13,9 @@ use sonic_rs::{JsonNumberTrait, Value, ValueRef};
 use tantivy::schema::document::{ReferenceValue, ReferenceValueLeaf};
 use tantivy::schema::Value as TantivyValue;
 use tantivy::DateTime;
-use time::format_description::well_known::Rfc3339;
-use time::OffsetDateTime;
 
-use super::mapping::FACTS_FIELD;
+use super::date_math::parse_date;
+use super::mapping::{looks_like_date, FACTS_FIELD};
 
 /// Longest string (in characters) kept in the keyword view.
 pub const KEYWORD_IGNORE_ABOVE: usize = 256;
@@ -114,7 +114,7 @@ impl<'a> TantivyValue<'a> for View<'a> {
 
 impl<'a> View<'a> {
     /// The leaf as tantivy reads JSON values (numbers as i64, else u64, else f64; strings
-    /// starting with a digit that parse as RFC 3339 become dates), then filtered for this view.
+    /// that look like dates and parse as one become dates), then filtered for this view.
     fn leaf(&self, value: ValueRef<'a>) -> ReferenceValueLeaf<'a> {
         let leaf = match value {
             ValueRef::Bool(b) => ReferenceValueLeaf::Bool(b),
@@ -124,7 +124,7 @@ impl<'a> View<'a> {
                 (None, None, Some(f)) => ReferenceValueLeaf::F64(f),
                 _ => ReferenceValueLeaf::Null,
             },
-            ValueRef::String(s) => match rfc3339_date(s) {
+            ValueRef::String(s) => match string_date(s) {
                 Some(date) => ReferenceValueLeaf::Date(date),
                 None => ReferenceValueLeaf::Str(s),
             },
@@ -144,13 +144,12 @@ impl<'a> View<'a> {
     }
 }
 
-/// A string that is an RFC 3339 date-time, as a UTC date.
-fn rfc3339_date(s: &str) -> Option<DateTime> {
-    if !s.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+/// A string that dynamic mapping calls a date, as a UTC date.
+fn string_date(s: &str) -> Option<DateTime> {
+    if !looks_like_date(s) {
         return None;
     }
-    let parsed = OffsetDateTime::parse(s, &Rfc3339).ok()?;
-    DateTime::try_from_utc(parsed.to_offset(time::UtcOffset::UTC))
+    DateTime::try_from_utc(parse_date(s)?)
 }
 
 /// The elements of an array, in the same view.

@@ -26,7 +26,7 @@ use tantivy::Searcher;
 
 use super::backend::{Result, SearchError};
 use super::block_join::BlockJoin;
-use super::mapping::FACTS_FIELD;
+use super::mapping::{looks_like_date, FACTS_FIELD};
 use super::wildcard::{Wildcard, WildcardQuery};
 
 mod params;
@@ -35,7 +35,7 @@ use params::{
     as_object, boosted, bytes_regex, fuzziness, json_path_bytes, minimum_should_match, range_term, regex_query, required, required_str,
     scored_term, single, split_boost, split_field, Target, ValueKind,
 };
-pub(crate) use params::{one_or_many, parse_date, simple_as_query_string, tokenize_query_string, value_text, wildcard_with};
+pub(crate) use params::{one_or_many, simple_as_query_string, tokenize_query_string, value_text, wildcard_with};
 
 /// Schema fields of an embedded index.
 #[derive(Debug, Clone, Copy)]
@@ -682,10 +682,16 @@ impl DslContext<'_> {
         term
     }
 
-    /// The string read as a number, date or boolean on the target path, when it is one.
+    /// The string read as a number, date or boolean on the target path, when it is one (a
+    /// date without an offset is UTC).
     fn typed_term(&self, target: &Target, text: &str) -> Option<Term> {
         let base = Term::from_field_json_path(self.fields.kw, &target.path, true);
-        convert_to_fast_value_and_append_to_json_term(&base, text, true)
+        convert_to_fast_value_and_append_to_json_term(&base, text, true).or_else(|| {
+            let date = super::date_math::parse_date(text).filter(|_| looks_like_date(text))?;
+            let mut term = base;
+            term.append_type_and_fast_value(tantivy::DateTime::from_utc(date));
+            Some(term)
+        })
     }
 
     /// A term-level value (not analyzed) as a term on the target path; typed values are in

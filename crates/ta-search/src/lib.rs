@@ -14,6 +14,7 @@ pub mod dsl;
 pub mod elastic;
 mod highlight;
 pub mod import;
+mod joda;
 pub mod mapping;
 pub mod names;
 mod sort;

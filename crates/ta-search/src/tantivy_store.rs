@@ -2,7 +2,7 @@
 //!
 //! Each document is stored whole (`_source`, the original JSON bytes) and indexed twice
 //! through JSON fields (`doc_views.rs`): `text` (strings analyzed, with positions) and `kw`
-//! (numbers, booleans, RFC 3339 dates, and strings of at most 256 characters kept whole, as
+//! (numbers, booleans, dates (`date_math::parse_date`), and strings of at most 256 characters kept whole, as
 //! Elasticsearch's `keyword` subfield with `ignore_above: 256`; fast, for ranges, sorting
 //! (`sort.rs`) and aggregations). Every `texta_facts` entry is also indexed as its own "fact
 //! document" (kind `f`), added right after its document in one group, which gives `nested`

@@ -11,6 +11,7 @@ use super::source::Source;
 use super::*;
 
 mod aggs;
+mod client;
 mod imports;
 use imports::{import, matching_in, write_file};
 

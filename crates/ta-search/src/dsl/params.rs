@@ -8,6 +8,7 @@ use tantivy::time::OffsetDateTime;
 use tantivy::DateTime;
 
 use super::super::backend::Result;
+use super::super::date_math::{parse_date, parse_date_rounding};
 use super::{bad, Q};
 
 /// A field path resolved to the JSON field holding it.
@@ -60,7 +61,7 @@ pub(super) fn range_term(base: &Term, value: &Value, kind: ValueKind, now: Offse
         },
         (ValueKind::Date, Value::String(s)) => match super::super::date_math::evaluate(s, now, round_up, parse_date)
             .map_err(bad)?
-            .or_else(|| parse_date(s))
+            .or_else(|| parse_date_rounding(s, round_up))
         {
             Some(date) => term.append_type_and_fast_value(DateTime::from_utc(date)),
             None => return Ok(None),
@@ -71,19 +72,6 @@ pub(super) fn range_term(base: &Term, value: &Value, kind: ValueKind, now: Offse
         _ => return Ok(None),
     }
     Ok(Some(term))
-}
-
-/// RFC 3339, or `yyyy-MM-dd` / `yyyy/MM/dd` (midnight UTC).
-pub(crate) fn parse_date(s: &str) -> Option<OffsetDateTime> {
-    use tantivy::time::format_description::well_known::Rfc3339;
-    if let Ok(dt) = OffsetDateTime::parse(s, &Rfc3339) {
-        return Some(dt);
-    }
-    let normalized = s.replace('/', "-");
-    if normalized.len() == 10 && super::super::mapping::looks_like_date(&normalized) {
-        return OffsetDateTime::parse(&format!("{normalized}T00:00:00Z"), &Rfc3339).ok();
-    }
-    None
 }
 
 pub(super) fn scored_term(term: Term) -> Q {

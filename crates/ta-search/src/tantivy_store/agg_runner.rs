@@ -87,4 +87,8 @@ impl aggs::Runner for AggRunner<'_> {
         }
         Ok(total)
     }
+
+    fn all_docs(&self) -> Result<u64> {
+        Ok(self.searchers.iter().map(Searcher::num_docs).sum())
+    }
 }

@@ -13,13 +13,14 @@ use super::super::backend::Result;
 use super::super::source::Source;
 use super::{backend_err, build_schema, Pending, StoreIndex, TantivyBackend};
 
-/// Names the on-disk format of an index (sstable term dictionaries, fact documents in blocks);
+/// Names the on-disk format of an index (sstable term dictionaries, fact documents in blocks,
+/// date strings without an offset indexed as UTC dates);
 /// an index without this marker, or with another one, was written by an earlier ta and is
 /// upgraded when first opened.
 const FORMAT_FILE: &str = "ta_format";
 /// Prefix of the directory holding an index's old files while it is upgraded.
 pub(super) const UPGRADE_PREFIX: &str = ".upgrading-";
-const FORMAT: &str = "tantivy-0.27-sstable-blocks\n";
+const FORMAT: &str = "tantivy-0.27-sstable-blocks-utc-dates\n";
 
 /// Marks `dir` as holding an index in this ta's format.
 pub(super) fn mark_current(dir: &Path) -> Result<()> {
