@@ -7970,7 +7970,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__serve)
-            opts="-h --host --port --data-dir --search-url --server --token --as --json --help"
+            opts="-h --host --port --cors-origin --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -7981,6 +7981,10 @@ _ta() {
                     return 0
                     ;;
                 --port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cors-origin)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

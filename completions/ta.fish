@@ -68,6 +68,7 @@ complete -c ta -n "__fish_ta_using_subcommand init" -l json -d 'Print JSON even 
 complete -c ta -n "__fish_ta_using_subcommand init" -s h -l help -d 'Print help'
 complete -c ta -n "__fish_ta_using_subcommand serve" -l host -d 'Address to listen on' -r
 complete -c ta -n "__fish_ta_using_subcommand serve" -l port -d 'Port (0 picks a free one; the chosen address is printed)' -r
+complete -c ta -n "__fish_ta_using_subcommand serve" -l cors-origin -d 'Let web pages from this origin call the API with credentials (CORS), e.g. http://127.0.0.1:4200; repeat for several [default: none]' -r
 complete -c ta -n "__fish_ta_using_subcommand serve" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand serve" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r
 complete -c ta -n "__fish_ta_using_subcommand serve" -l server -d 'Run against this ta server instead of local state (e.g. http://127.0.0.1:8000)' -r

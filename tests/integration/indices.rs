@@ -341,13 +341,13 @@ fn search_by_query_aggregates_facts_and_calendar_months() {
                 month("2024-02-01T00:00:00.000Z", 1706745600000, 0),
                 month("2024-03-01T00:00:00.000Z", 1709251200000, 2)]}}})
     );
-    let nested_in_terms =
-        json!({"query": {"aggs": {"t": {"terms": {"field": "day"}, "aggs": {"f": {"nested": {"path": "texta_facts"}}}}}}});
-    let err = s.post(&format!("{p}/search_by_query/"), Some(&token), &nested_in_terms).ok(400);
+    let nested_in_histogram =
+        json!({"query": {"aggs": {"t": {"histogram": {"field": "n", "interval": 1}, "aggs": {"f": {"nested": {"path": "texta_facts"}}}}}}});
+    let err = s.post(&format!("{p}/search_by_query/"), Some(&token), &nested_in_histogram).ok(400);
     assert_eq!(
         err,
-        json!({"detail": "unsupported aggs: a nested aggregation ([f]) inside a terms aggregation; put it at the top level or \
-                          inside nested, reverse_nested, filter, filters or global"})
+        json!({"detail": "unsupported aggs: a nested aggregation ([f]) inside a histogram aggregation; put it at the top level or \
+                          inside nested, reverse_nested, filter, filters, global or terms"})
     );
 }
 
@@ -380,9 +380,20 @@ fn regex_random_doc_and_apply_group() {
     )
     .expect(
         200,
-        json!({"tagger_id": 1, "tag": "politsei", "result": true, "matches": [{"str_val": "varas", "span": [0, 5], "field": "body.text"}],
+        // api.md's match (`str_val`, `span`, `field`) and the web client's fact in one.
+        json!({"tagger_id": 1, "tag": "politsei", "result": true, "matches": [{"str_val": "varas", "span": [0, 5], "field": "body.text",
+                   "fact": "politsei", "doc_path": "body.text", "spans": "[[0, 5]]", "source": "{\"regextagger_id\": 1}"}],
                "document": {"body.text": "varas tuli", "id": "a"}}),
     );
+    s.post(&format!("{p}/regex_tagger_groups/1/tag_random_doc/"), Some(&token), &json!({"fields": ["body.text"]}))
+        .expect(
+            200,
+            json!({"tagger_group_id": 1, "tagger_group_tag": "hädaabi", "result": true,
+                   "tags": [{"tag": "politsei", "tagger_id": 1, "matches": [{"str_val": "varas", "span": [0, 5], "field": "body.text"}]}],
+                   "matches": [{"fact": "hädaabi", "str_val": "politsei", "doc_path": "body.text", "spans": "[[0, 5]]",
+                                "source": "{\"regextaggergroup_id\": 1, \"regextagger_id\": 1}"}],
+                   "document": {"body.text": "varas tuli", "id": "a"}}),
+        );
     s.post(
         &format!("{p}/regex_tagger_groups/1/tag_random_doc/"),
         Some(&token),
@@ -574,11 +585,16 @@ fn cli_import_search_doc_apply_local_and_remote() {
     // Index management, local and remote alike.
     let remote_env = [("TA_SERVER", Some(server.origin.as_str())), ("TA_TOKEN", Some(token.as_str()))];
     let listed = ta(data, &["index", "list", "--json"]).ok();
+    let size = listed[0]["size"].as_u64().unwrap_or(0);
+    assert!(size > 0, "{listed}");
     assert_eq!(
         listed,
-        json!([{"id": 1, "url": "http://127.0.0.1:8000/api/v1/index/1/", "is_open": true, "name": "news"}])
+        json!([{"id": 1, "url": "http://127.0.0.1:8000/api/v1/index/1/", "is_open": true, "name": "news", "size": size, "doc_count": 2}])
     );
-    let remote_listed = common::ta_env(data, &["index", "list", "--json"], &remote_env).ok();
+    // The size is the store's: the server's merges may change it between the two lists.
+    let mut remote_listed = common::ta_env(data, &["index", "list", "--json"], &remote_env).ok();
+    assert!(remote_listed[0]["size"].as_u64().unwrap_or(0) > 0, "{remote_listed}");
+    remote_listed[0]["size"] = json!(size);
     assert_eq!(remote_listed, replace_base(&listed, "http://127.0.0.1:8000/api/v1", &server.base));
     let closed = ta(data, &["index", "update", "1", "--open", "false", "--json"]).ok();
     assert_eq!(closed["is_open"], json!(false));
