@@ -1,7 +1,8 @@
 // Preact hooks shared by pages: app state subscription, async loading with stale-answer
-// dropping, and a debounced value.
+// dropping, a debounced value, and the closed choices of a create form (OPTIONS metadata).
 import { useState, useEffect, useLayoutEffect, useRef } from '../preact.js';
 import { state, subscribe, stateVersion } from '../state.js';
+import { api } from '../api.js';
 
 /** Re-renders the caller whenever the app state changes; returns the state. */
 export function useAppState() {
@@ -38,4 +39,28 @@ export function useDebounced(value, ms) {
     return () => clearTimeout(t);
   }, [value, ms]);
   return v;
+}
+
+const metadata = new Map();
+
+/**
+ * The closed choices of a collection's create fields, `{field: [value, ...]}`, from its OPTIONS
+ * metadata (DRF's `actions.POST.<field>.choices`, in the server's order), so a select offers
+ * exactly what the API accepts. Fetched once per collection; `{}` until it answers.
+ * @param {string} collection path relative to /api/v1/, e.g. `projects/1/taggers/`
+ */
+export function useChoices(collection) {
+  const [choices, setChoices] = useState(metadata.get(collection) || {});
+  useEffect(() => {
+    if (metadata.has(collection)) return;
+    let live = true;
+    api('OPTIONS', collection).then((m) => {
+      const fields = Object.entries((m && m.actions && m.actions.POST) || {}).filter(([, f]) => Array.isArray(f.choices));
+      const found = Object.fromEntries(fields.map(([name, f]) => [name, f.choices.map((c) => c.value)]));
+      metadata.set(collection, found);
+      if (live) setChoices(found);
+    }, () => {});
+    return () => { live = false; };
+  }, [collection]);
+  return choices;
 }

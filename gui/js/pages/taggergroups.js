@@ -7,10 +7,10 @@ import { ResourcePage } from '../components/resourcepage.js';
 import { ConfirmDialog } from '../components/dialog.js';
 import { TagTextDialog, pct } from '../components/tagging.js';
 import { indicesField, fieldsField, embeddingField, score } from './models-common.js';
-import { VECTORIZERS, CLASSIFIERS } from './taggers.js';
+import { choiceField } from './taggers.js';
+import { useChoices } from '../components/hooks.js';
 import { href } from '../routes.js';
 
-const opts = (l) => l.map((v) => ({ value: v, label: v }));
 
 function StatusBar({ s }) {
   if (!s) return '—';
@@ -26,14 +26,16 @@ const training = (r) => !!r.tagger_status && (r.tagger_status.created + r.tagger
 export function TaggerGroupsPage({ route }) {
   const pid = route.params.pid;
   const base = `projects/${pid}/tagger_groups/`;
+  // A group's members are taggers: their choices are the taggers'.
+  const choices = useChoices(`projects/${pid}/taggers/`);
   const create = [
     { name: 'description', label: 'Description', type: 'text', required: true },
     { name: 'fact_name', label: 'Fact name', type: 'text', default: 'TEEMA' },
     { name: 'minimum_sample_size', label: 'Minimum sample size', type: 'integer', default: 50 },
     { ...indicesField('tagger.indices'), label: 'Tagger indices' },
     { ...fieldsField('tagger.fields'), label: 'Tagger fields' },
-    { name: 'tagger.vectorizer', label: 'Vectorizer', type: 'select', default: 'Hashing Vectorizer', options: opts(VECTORIZERS) },
-    { name: 'tagger.classifier', label: 'Classifier', type: 'select', default: 'Logistic Regression', options: opts(CLASSIFIERS) },
+    choiceField('tagger.vectorizer', 'Vectorizer', choices.vectorizer),
+    choiceField('tagger.classifier', 'Classifier', choices.classifier),
     embeddingField(pid, 'tagger.embedding'),
     { name: 'tagger.maximum_sample_size', label: 'Max sample size', type: 'integer', default: 10000 },
     { name: 'tagger.negative_multiplier', label: 'Negative multiplier', type: 'number', default: 1.0 },

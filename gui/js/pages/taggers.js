@@ -7,11 +7,13 @@ import { ResourcePage } from '../components/resourcepage.js';
 import { ConfirmDialog } from '../components/dialog.js';
 import { Chip } from '../components/highlight.js';
 import { TagTextDialog, pct } from '../components/tagging.js';
+import { useChoices } from '../components/hooks.js';
 import { indicesField, fieldsField, queryField, embeddingField, score, taskColumns, withIndexNames } from './models-common.js';
 
-export const VECTORIZERS = ['Hashing Vectorizer', 'Count Vectorizer', 'TfIdf Vectorizer'];
-export const CLASSIFIERS = ['Logistic Regression', 'LinearSVC'];
-const opts = (l) => l.map((v) => ({ value: v, label: v }));
+/** A select of the server's closed choices for `name`; the first is the default. */
+export function choiceField(name, label, values) {
+  return { name, label, type: 'select', default: (values || [])[0], options: (values || []).map((v) => ({ value: v, label: v })) };
+}
 
 export function TaggerResult({ res }) {
   return html`<p class="chips"><${Chip} label=${res.tag}>${res.tag}: ${res.result ? 'yes' : 'no'}<//>
@@ -21,11 +23,12 @@ export function TaggerResult({ res }) {
 export function TaggersPage({ route }) {
   const pid = route.params.pid;
   const base = `projects/${pid}/taggers/`;
+  const choices = useChoices(base);
   const create = [
     { name: 'description', label: 'Description', type: 'text', required: true, hint: 'Also the tag the model assigns.' },
     indicesField(), fieldsField(), queryField('Query (its matches are the positives)'), embeddingField(pid),
-    { name: 'vectorizer', label: 'Vectorizer', type: 'select', default: 'Hashing Vectorizer', options: opts(VECTORIZERS) },
-    { name: 'classifier', label: 'Classifier', type: 'select', default: 'Logistic Regression', options: opts(CLASSIFIERS) },
+    choiceField('vectorizer', 'Vectorizer', choices.vectorizer),
+    choiceField('classifier', 'Classifier', choices.classifier),
     { name: 'maximum_sample_size', label: 'Max sample size', type: 'integer', default: 10000 },
     { name: 'negative_multiplier', label: 'Negative multiplier', type: 'number', default: 1.0 },
     { name: 'score_threshold', label: 'Score threshold', type: 'number', default: 0.0 },

@@ -8,7 +8,6 @@ import { ConfirmDialog, Dialog } from '../components/dialog.js';
 import { TagTextDialog, pct } from '../components/tagging.js';
 import { indicesField, fieldsField, queryField, embeddingField, score, taskColumns, withIndexNames } from './models-common.js';
 
-export const ARCHITECTURES = ['TextRNN', 'fastText', 'RCNN'];
 
 function EpochReports({ row, onClose }) {
   const reps = row.epoch_reports || [];
@@ -25,12 +24,13 @@ function EpochReports({ row, onClose }) {
 export function TorchTaggersPage({ route }) {
   const pid = route.params.pid;
   const base = `projects/${pid}/torchtaggers/`;
+  const choices = useChoices(base);
   const create = [
     { name: 'description', label: 'Description', type: 'text', required: true },
     indicesField(), fieldsField(), queryField(),
     {
       name: 'model_architecture', label: 'Architecture', type: 'select', required: true, placeholder: 'Choose…',
-      options: ARCHITECTURES.map((a) => ({ value: a, label: a })),
+      options: (choices.model_architecture || []).map((a) => ({ value: a, label: a })),
     },
     embeddingField(pid),
     { name: 'fact_name', label: 'Fact name', type: 'text', emptyAs: null, hint: 'Empty = binary model.' },
