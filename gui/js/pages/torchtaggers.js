@@ -6,6 +6,7 @@ import { toast } from '../state.js';
 import { ResourcePage } from '../components/resourcepage.js';
 import { ConfirmDialog, Dialog } from '../components/dialog.js';
 import { TagTextDialog, pct } from '../components/tagging.js';
+import { useChoices } from '../components/hooks.js';
 import { indicesField, fieldsField, queryField, embeddingField, score, taskColumns, withIndexNames } from './models-common.js';
 
 
