@@ -385,15 +385,19 @@ fn regex_random_doc_and_apply_group() {
                    "fact": "politsei", "doc_path": "body.text", "spans": "[[0, 5]]", "source": "{\"regextagger_id\": 1}"}],
                "document": {"body.text": "varas tuli", "id": "a"}}),
     );
-    s.post(&format!("{p}/regex_tagger_groups/1/tag_random_doc/"), Some(&token), &json!({"fields": ["body.text"]}))
-        .expect(
-            200,
-            json!({"tagger_group_id": 1, "tagger_group_tag": "hädaabi", "result": true,
+    s.post(
+        &format!("{p}/regex_tagger_groups/1/tag_random_doc/"),
+        Some(&token),
+        &json!({"fields": ["body.text"]}),
+    )
+    .expect(
+        200,
+        json!({"tagger_group_id": 1, "tagger_group_tag": "hädaabi", "result": true,
                    "tags": [{"tag": "politsei", "tagger_id": 1, "matches": [{"str_val": "varas", "span": [0, 5], "field": "body.text"}]}],
                    "matches": [{"fact": "hädaabi", "str_val": "politsei", "doc_path": "body.text", "spans": "[[0, 5]]",
                                 "source": "{\"regextaggergroup_id\": 1, \"regextagger_id\": 1}"}],
                    "document": {"body.text": "varas tuli", "id": "a"}}),
-        );
+    );
     s.post(
         &format!("{p}/regex_tagger_groups/1/tag_random_doc/"),
         Some(&token),
