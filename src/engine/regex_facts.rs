@@ -34,6 +34,14 @@ pub struct TaggerFactsOut {
     pub tagger_id: i64,
     pub tag: String,
     pub result: bool,
+    #[serde(flatten)]
+    pub facts: Facts,
+}
+
+/// What the web client reads of any regex answer: the text tagged (tag_text) or the document
+/// (tag_random_doc), and the matches as facts.
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct Facts {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     pub matches: Vec<MatchFact>,
@@ -50,12 +58,8 @@ pub struct GroupFactsOut {
     pub tagger_group_tag: String,
     pub result: bool,
     pub tags: Vec<GroupTag>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    pub matches: Vec<MatchFact>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
-    pub document: Option<Value>,
+    #[serde(flatten)]
+    pub facts: Facts,
 }
 
 /// A regex tagger's tag_text answer in the caller's dialect.
@@ -103,9 +107,7 @@ pub fn tagger_facts(result: TagResult, text: Option<String>, document: Option<Va
         tagger_id: result.tagger_id,
         tag: result.tag,
         result: result.result,
-        text,
-        matches,
-        document,
+        facts: Facts { text, matches, document },
     }
 }
 
@@ -134,9 +136,7 @@ pub fn group_facts(result: GroupTagResult, text: Option<String>, document: Optio
         tagger_group_tag: result.tagger_group_tag,
         result: result.result,
         tags: result.tags,
-        text,
-        matches,
-        document,
+        facts: Facts { text, matches, document },
     }
 }
 
