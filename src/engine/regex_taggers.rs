@@ -59,7 +59,10 @@ pub struct RegexTaggerIn {
 pub struct TaggerRef {
     pub tagger_id: i64,
     pub description: String,
+    /// The whole tagger's fields, for the web client only (not in the documented schema:
+    /// an absent flattened object has no OpenAPI form).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    #[schema(ignore)]
     pub tagger: Option<RegexTaggerOut>,
 }
 
