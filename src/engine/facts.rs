@@ -3,29 +3,13 @@
 //! typed (`autocomplete_fact_values`). Both are aggregations over the nested `texta_facts`,
 //! so they answer alike on the embedded store and on Elasticsearch.
 use super::error::{Error, Result};
-use super::indices::check_index_name;
-use super::search::NameRuleOrder;
-use super::validate::{char_field, Form, List, Mode, Str};
+use super::indices::parse_index_refs;
+use super::validate::{Form, Mode, Str};
 use super::{Ctx, Engine};
 use serde_json::{json, Value};
 
 /// Most values a fact lists, or autocompletion answers.
 const MAX_VALUES: i64 = 10_000;
-
-/// `indices` as clients send it: names, or `{"name": ...}` objects (TEXTA's web client).
-fn index_list(f: &mut Form, field: &str) -> Result<Option<Vec<String>>> {
-    let names = f.list_of(field, List::OPTIONAL, |v| {
-        let name = match v {
-            Value::Object(o) => o.get("name").ok_or("This field is required.")?,
-            other => other,
-        };
-        char_field(name, Str::REQUIRED.max(255)).map(Option::unwrap_or_default)
-    });
-    for name in names.iter().flatten() {
-        check_index_name(name, NameRuleOrder::IndicesField)?;
-    }
-    Ok(names)
-}
 
 impl Engine {
     /// POST /projects/{pk}/get_facts/ — with `output_type` true (the default)
@@ -34,7 +18,7 @@ impl Engine {
     pub fn get_facts(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<Value> {
         self.check_project_access(ctx, pk)?;
         let mut f = Form::new(body, Mode::Full)?;
-        let names = index_list(&mut f, "indices")?;
+        let names = parse_index_refs(&mut f, "indices")?;
         let per_name = f.integer("values_per_name", false, Some(1), Some(MAX_VALUES)).unwrap_or(10) as usize;
         let with_values = f.boolean("output_type").unwrap_or(true);
         f.finish()?;
@@ -59,7 +43,7 @@ impl Engine {
     pub fn autocomplete_fact_values(&self, ctx: &Ctx, pk: i64, body: &Value) -> Result<Vec<String>> {
         self.check_project_access(ctx, pk)?;
         let mut f = Form::new(body, Mode::Full)?;
-        let names = index_list(&mut f, "indices")?;
+        let names = parse_index_refs(&mut f, "indices")?;
         let limit = f.integer("limit", false, Some(1), Some(MAX_VALUES)).unwrap_or(10);
         let startswith = f.string("startswith", Str::OPTIONAL.untrimmed()).unwrap_or_default();
         let fact = f.string("fact_name", Str::REQUIRED);

@@ -81,9 +81,19 @@ pub fn check_index_name(name: &str, order: NameRuleOrder) -> Result<()> {
 
 /// Parse `indices: [{"name": ...}]` (the model form). Name-rule violations abort at once.
 pub fn parse_index_objects(f: &mut Form, field: &str) -> Result<Option<Vec<String>>> {
-    let Some(items) = f.list_of(field, List::OPTIONAL, |v| match v.get("name") {
-        Some(n) => super::validate::char_field(n, Str::REQUIRED.max(255)).map(Option::unwrap_or_default),
-        None => Err("This field is required.".into()),
+    parse_indices(f, field, false)
+}
+
+/// As [`parse_index_objects`], also taking plain names (TEXTA's web client sends either).
+pub fn parse_index_refs(f: &mut Form, field: &str) -> Result<Option<Vec<String>>> {
+    parse_indices(f, field, true)
+}
+
+fn parse_indices(f: &mut Form, field: &str, names_too: bool) -> Result<Option<Vec<String>>> {
+    let Some(items) = f.list_of(field, List::OPTIONAL, |v| match (v.get("name"), v) {
+        (Some(n), _) => super::validate::char_field(n, Str::REQUIRED.max(255)).map(Option::unwrap_or_default),
+        (None, Value::String(_)) if names_too => super::validate::char_field(v, Str::REQUIRED.max(255)).map(Option::unwrap_or_default),
+        (None, _) => Err("This field is required.".into()),
     }) else {
         return Ok(None);
     };
