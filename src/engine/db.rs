@@ -94,6 +94,13 @@ const MIGRATIONS: &[&str] = &[
      END;",
     // 3: a task keeps its kind's parameters (tasks::TaskKind as JSON), so it can be retried.
     "ALTER TABLE tasks ADD COLUMN params TEXT NOT NULL DEFAULT '{}';",
+    // 4: core variables (core_variables.rs), one row per name, unset until a superuser sets it.
+    "CREATE TABLE core_variables (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        value TEXT
+     );
+     INSERT INTO core_variables (id, name) VALUES (1, 'TEXTA_ES_URL'), (2, 'TEXTA_ES_USERNAME'), (3, 'TEXTA_ES_PASSWORD');",
 ];
 
 /// Statements prepared once per connection and kept in its cache.

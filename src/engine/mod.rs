@@ -7,6 +7,7 @@ pub use ta_anonymizer as anonymizer;
 pub mod anonymizers;
 pub use ta_classifier as classifier;
 pub mod clock;
+pub mod core_variables;
 pub mod dataset_imports;
 pub mod db;
 pub use ta_embedding as embedding;
@@ -129,7 +130,12 @@ impl Engine {
         let db = Arc::new(db::Db::open(&config.data_dir.join("ta.sqlite3"))?);
         let mut sys = sysinfo::System::new();
         sys.refresh_cpu_usage();
-        let search: Box<dyn search::SearchBackend> = match &config.search_url {
+        // The flag or environment wins over the core variables a superuser stored.
+        let search_url = match &config.search_url {
+            Some(url) => Some(url.clone()),
+            None => core_variables::search_url(&db)?,
+        };
+        let search: Box<dyn search::SearchBackend> = match &search_url {
             Some(url) => Box::new(search::ElasticBackend::new(url)?),
             None => Box::new(
                 search::TantivyBackend::open(config.data_dir.join("indices"))

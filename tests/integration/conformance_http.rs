@@ -39,6 +39,7 @@ const IMPLEMENTED: &[&str] = &[
     "lexicons",
     "searches",
     "index",
+    "core_variables",
 ];
 
 /// Every resource-kind segment that gates a scenario until it is in [`IMPLEMENTED`].

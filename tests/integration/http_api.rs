@@ -281,7 +281,8 @@ fn root_redirect_and_api_root() {
     s.get("/", None).expect(403, detail(AUTH_MISSING));
     let t = s.register("alice");
     let b = &s.base;
-    let root = json!({"projects": format!("{b}/projects/"), "users": format!("{b}/users/")});
+    let root =
+        json!({"projects": format!("{b}/projects/"), "users": format!("{b}/users/"), "core_variables": format!("{b}/core_variables/")});
     s.get("/", Some(&t)).expect(200, root.clone());
     s.get("", Some(&t)).expect(200, root);
 }
@@ -769,4 +770,74 @@ fn options_metadata_and_status_precedence() {
         "{}",
         r.text
     );
+}
+
+/// Core variables (TEXTA's Management page): the search store's URL and credentials kept in the
+/// database, set by multipart PATCH as the client sends them, passwords never shown, a value
+/// that makes no usable URL refused, superusers only, and in effect when ta opens again.
+#[test]
+fn core_variables_choose_the_search_store_on_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Server::start_in(dir.path(), &[]);
+    let t = s.admin_token();
+    let row = |id: i64, name: &str, value: Value| json!({"url": format!("{}/core_variables/{id}/", s.base), "name": name, "value": value, "env_value": null});
+    s.get("/core_variables/", Some(&t)).expect(
+        200,
+        json!([
+            row(1, "TEXTA_ES_URL", Value::Null),
+            row(2, "TEXTA_ES_USERNAME", Value::Null),
+            row(3, "TEXTA_ES_PASSWORD", Value::Null)
+        ]),
+    );
+    let patch = |id: i64, name: &str, value: &str| {
+        let form = reqwest::blocking::multipart::Form::new()
+            .text("name", name.to_string())
+            .text("value", value.to_string());
+        let r = s
+            .request("PATCH", &format!("/core_variables/{id}/"))
+            .header("Authorization", format!("Token {t}"))
+            .multipart(form);
+        common::Resp::from(r.send().unwrap())
+    };
+    patch(1, "TEXTA_ES_URL", "http://127.0.0.1:9").expect(200, row(1, "TEXTA_ES_URL", json!("http://127.0.0.1:9")));
+    patch(2, "TEXTA_ES_USERNAME", "elastic").expect(200, row(2, "TEXTA_ES_USERNAME", json!("elastic")));
+    patch(3, "TEXTA_ES_PASSWORD", "s3cret").expect(200, row(3, "TEXTA_ES_PASSWORD", json!("********")));
+    patch(1, "TEXTA_ES_URL", "not a url").expect(
+        400,
+        json!({"value": ["core variable TEXTA_ES_URL \"not a url\" is not a URL: relative URL without a base"]}),
+    );
+    patch(1, "TEXTA_ES_USERNAME", "x").expect(400, json!({"name": ["A core variable keeps its name."]}));
+    s.get("/core_variables/9/", Some(&t)).expect(404, json!({"detail": "Not found."}));
+    s.post(
+        "/rest-auth/registration/",
+        None,
+        &json!({"username": "tavaline", "email": "t@example.org", "password1": "Pikk-salasona-99", "password2": "Pikk-salasona-99"}),
+    )
+    .ok(201);
+    let plain = s.login("tavaline", "Pikk-salasona-99");
+    s.get("/core_variables/", Some(&plain))
+        .expect(403, json!({"detail": "You do not have permission to perform this action."}));
+    // Opened again, ta keeps its indices in that cluster (unreachable here, as health says).
+    drop(s);
+    let again = Server::start_in(dir.path(), &[]);
+    let health = again.get("/health/", None).ok(200);
+    assert_eq!(
+        (
+            health["services"]["elastic"]["url"].clone(),
+            health["services"]["elastic"]["alive"].clone()
+        ),
+        (json!("http://127.0.0.1:9"), json!(false)),
+        "{health}"
+    );
+    // Unset, and the embedded store is back on the next start.
+    let t = again.admin_token();
+    let form = reqwest::blocking::multipart::Form::new().text("value", "");
+    let r = again
+        .request("PATCH", "/core_variables/1/")
+        .header("Authorization", format!("Token {t}"))
+        .multipart(form);
+    assert_eq!(common::Resp::from(r.send().unwrap()).json()["value"], Value::Null);
+    drop(again);
+    let third = Server::start_in(dir.path(), &[]);
+    assert_eq!(third.get("/health/", None).ok(200)["services"]["elastic"]["alive"], json!(true));
 }

@@ -86,6 +86,12 @@ fn texta_web_client_calls_answer_as_it_reads() {
             if let Some(body) = call.get("body") {
                 req = req.json(body);
             }
+            if let Some(fields) = call["form"].as_object() {
+                let form = fields.iter().fold(reqwest::blocking::multipart::Form::new(), |form, (k, v)| {
+                    form.text(k.clone(), v.as_str().unwrap_or_default().to_string())
+                });
+                req = req.multipart(form);
+            }
             Resp::from(req.send().unwrap_or_else(|e| panic!("{method} {path}: {e}")))
         };
         let mut got = send();

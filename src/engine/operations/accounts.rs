@@ -2,6 +2,7 @@
 //! `/users/...` and the task reads.
 use super::{op, reply, schema_of, Access, Call, Method, Operation, Reply, SchemaFn};
 use crate::engine::accounts::{Detail, LoginIn, RegisterIn, TokenOut, UserOut};
+use crate::engine::core_variables::{CoreVariableIn, CoreVariableOut};
 use crate::engine::error::Result;
 use crate::engine::tasks::TaskInfo;
 use crate::engine::Engine;
@@ -135,6 +136,14 @@ pub fn operations() -> Vec<Operation> {
         op!(Put "/users/{id}/", "users", "Grant or revoke superuser status", [UserIn] => [UserOut], |e, c| e.update_user(c.ctx()?, c.id("id")?, c.body)?),
         op!(Patch "/users/{id}/", "users", "Grant or revoke superuser status", [UserIn] => [UserOut], |e, c| e.update_user(c.ctx()?, c.id("id")?, c.body)?),
         op!(Delete "/users/{id}/", "users", "Delete a user", [] => [], |e, c| e.delete_user(c.ctx()?, c.id("id")?)?),
+        op!(Get "/core_variables/", "core_variables", "Settings kept in the database: the search store's URL and credentials (superusers)", [] => [Vec<CoreVariableOut>],
+            |e, c| e.list_core_variables(c.ctx()?)?),
+        op!(Get "/core_variables/{id}/", "core_variables", "One core variable (superusers)", [] => [CoreVariableOut],
+            |e, c| e.get_core_variable(c.ctx()?, c.id("id")?)?),
+        op!(Put "/core_variables/{id}/", "core_variables", "Set or unset a core variable; in effect when ta next opens its data directory", [CoreVariableIn] => [CoreVariableOut],
+            |e, c| e.update_core_variable(c.ctx()?, c.id("id")?, c.body, c.mode())?),
+        op!(Patch "/core_variables/{id}/", "core_variables", "Set or unset a core variable; in effect when ta next opens its data directory", [CoreVariableIn] => [CoreVariableOut],
+            |e, c| e.update_core_variable(c.ctx()?, c.id("id")?, c.body, c.mode())?),
         op!(Get "/tasks/", "tasks", "Background tasks visible to the caller (ta extension)", [] => [Vec<TaskInfo>], |e, c| e.list_tasks(c.ctx()?)?),
         op!(Get "/tasks/{id}/", "tasks", "One background task (ta extension)", [] => [TaskInfo], |e, c| e.get_task(c.ctx()?, c.id("id")?)?),
         op!(Post "/tasks/{id}/retry/", "tasks", "Run a failed task again from its stored parameters; answers the new task (ta extension)", [] => [TaskInfo],
