@@ -5,6 +5,7 @@ mod accounts;
 mod anonymizer;
 mod batch;
 mod client;
+mod core_variables;
 mod embeddings;
 mod indices;
 mod lists;
@@ -122,6 +123,9 @@ pub enum Command {
     /// Search indices in the store: list, show, open or close, delete
     #[command(subcommand)]
     Index(indices::IndexCmd),
+    /// Settings kept in the database: the search store's URL and credentials
+    #[command(subcommand)]
+    CoreVariable(core_variables::CoreVariableCmd),
     /// Background tasks
     #[command(subcommand)]
     Task(system::TaskCmd),
@@ -336,6 +340,7 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
                 Command::Search(a) => indices::search(&t, a),
                 Command::Doc(c) => indices::doc(&t, c),
                 Command::Index(c) => indices::index(&t, c),
+                Command::CoreVariable(c) => core_variables::run(&t, c),
                 Command::Task(c) => system::task(&t, c).map(Some),
                 Command::Api(a) => system::api(&t, a),
                 _ => unreachable!("handled above"),

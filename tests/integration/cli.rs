@@ -785,3 +785,40 @@ fn batch_input_from_a_file_answers_as_from_a_pipe() {
     );
     assert_eq!(out, "");
 }
+
+/// `ta core-variable`: list, set and unset by name (the names the server declares), locally
+/// and against a server alike; an unknown name is a usage error.
+#[test]
+fn core_variable_commands_local_and_remote() {
+    let d = tempfile::tempdir().unwrap();
+    let listed = ta(d.path(), &["core-variable", "list", "--json"]).ok();
+    let names: Vec<&str> = listed.as_array().unwrap().iter().filter_map(|r| r["name"].as_str()).collect();
+    assert_eq!(names, ["TEXTA_ES_URL", "TEXTA_ES_USERNAME", "TEXTA_ES_PASSWORD"]);
+    let set = ta(d.path(), &["core-variable", "set", "TEXTA_ES_USERNAME", "elastic", "--json"]).ok();
+    assert_eq!(
+        set,
+        json!({"url": "http://127.0.0.1:8000/api/v1/core_variables/2/", "name": "TEXTA_ES_USERNAME", "value": "elastic", "env_value": null})
+    );
+    let unset = ta(d.path(), &["core-variable", "unset", "TEXTA_ES_USERNAME", "--json"]).ok();
+    assert_eq!(unset["value"], Value::Null);
+    let unknown = ta(d.path(), &["core-variable", "set", "ES_URL", "x"]);
+    assert!(
+        unknown.code == 2
+            && unknown
+                .stderr
+                .contains("[possible values: TEXTA_ES_URL, TEXTA_ES_USERNAME, TEXTA_ES_PASSWORD]"),
+        "{unknown:?}"
+    );
+    ta(d.path(), &["core-variable", "set", "TEXTA_ES_URL", "ftp://x"]).fails(3);
+
+    let s = Server::start();
+    let token = s.admin_token();
+    let remote = [("TA_SERVER", Some(s.origin.as_str())), ("TA_TOKEN", Some(token.as_str()))];
+    let there = ta_env(
+        d.path(),
+        &["core-variable", "set", "TEXTA_ES_USERNAME", "elastic", "--json"],
+        &remote,
+    )
+    .ok();
+    assert_eq!(there, replace_in(&set, "http://127.0.0.1:8000/api/v1", &s.base));
+}
