@@ -31,7 +31,7 @@ export const CSV = [
   '"Ilus päikseline ilm jätkub kogu nädala.",ilm',
 ].join('\n') + '\n';
 
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.on('error', reject);
@@ -43,16 +43,17 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Starts `ta serve`; resolves when /api/v1/health/ answers 200.
+ * @param {Record<string,string>} [extraEnv] more environment for the server (e.g. TA_CORS_ORIGINS)
  * @returns {Promise<{url:string, api:string, stop:()=>Promise<void>, log:()=>string, proxied:boolean}>}
  */
-export async function startServer() {
+export async function startServer(extraEnv = {}) {
   if (process.env.E2E_ORIGIN) return attach(process.env.E2E_ORIGIN);
   if (!fs.existsSync(TA_BIN)) throw new Error(`ta binary not found at ${TA_BIN} (set TA_BIN)`);
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ta-e2e-'));
   let out = '';
   const proc = spawn(TA_BIN, ['serve', '--port', String(port)], {
-    env: { ...process.env, TA_DATA_DIR: dataDir, TA_ADMIN_PASSWORD: ADMIN_PASSWORD, TA_PASSWORD_ITERATIONS: '1000' },
+    env: { ...process.env, TA_DATA_DIR: dataDir, TA_ADMIN_PASSWORD: ADMIN_PASSWORD, TA_PASSWORD_ITERATIONS: '1000', ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   proc.stdout.on('data', (d) => { out += d; });
