@@ -8454,7 +8454,7 @@ _ta() {
                     return 0
                     ;;
                 --classifier)
-                    COMPREPLY=($(compgen -W "lr svm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "logistic linearsvc" -- "${cur}"))
                     return 0
                     ;;
                 --index)
@@ -9110,7 +9110,7 @@ _ta() {
                     return 0
                     ;;
                 --classifier)
-                    COMPREPLY=($(compgen -W "lr svm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "logistic linearsvc" -- "${cur}"))
                     return 0
                     ;;
                 --index)
@@ -9794,7 +9794,7 @@ _ta() {
                     return 0
                     ;;
                 --classifier)
-                    COMPREPLY=($(compgen -W "lr svm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "logistic linearsvc" -- "${cur}"))
                     return 0
                     ;;
                 --label-field)
@@ -10134,7 +10134,7 @@ _ta() {
                     return 0
                     ;;
                 --architecture)
-                    COMPREPLY=($(compgen -W "fastText TextRNN RCNN" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "textrnn fasttext rcnn" -- "${cur}"))
                     return 0
                     ;;
                 --epochs)
@@ -10714,7 +10714,7 @@ _ta() {
                     return 0
                     ;;
                 --architecture)
-                    COMPREPLY=($(compgen -W "fastText TextRNN RCNN" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "textrnn fasttext rcnn" -- "${cur}"))
                     return 0
                     ;;
                 --epochs)

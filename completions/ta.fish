@@ -282,11 +282,11 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l lexicon-file -d 'File with one lexicon entry per line' -r -F
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l counter-lexicon -d 'Counter-lexicon entry; repeat for several' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l counter-lexicon-file -d 'File with one counter-lexicon entry per line' -r -F
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l operator -d 'How lexicon entries combine' -r -f -a "or\t'Any entry matches'
-and\t'The share of entries given by --required-words must match'"
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l match-type -d 'Where an entry must match inside a word' -r -f -a "prefix\t'Entries match word beginnings'
-exact\t'Entries match whole words'
-subword\t'Entries match anywhere inside words'"
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l operator -d 'How lexicon entries combine: or (any entry matches) or and (the share given by --required-words must match)' -r -f -a "or\t'or'
+and\t'and'"
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l match-type -d 'Where an entry must match: prefix (word beginnings), exact (whole words) or subword (anywhere inside words)' -r -f -a "prefix\t'prefix'
+exact\t'exact'
+subword\t'subword'"
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l required-words -d 'Share of the lexicon entries that must match (operator "and"), 0 to 1' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l phrase-slop -d 'Words allowed between the words of a phrase' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from create" -l counter-slop -d 'Words allowed between a counter-lexicon entry and a match' -r
@@ -310,11 +310,11 @@ complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l lexicon-file -d 'File with one lexicon entry per line' -r -F
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l counter-lexicon -d 'Counter-lexicon entry; repeat for several' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l counter-lexicon-file -d 'File with one counter-lexicon entry per line' -r -F
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l operator -d 'How lexicon entries combine' -r -f -a "or\t'Any entry matches'
-and\t'The share of entries given by --required-words must match'"
-complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l match-type -d 'Where an entry must match inside a word' -r -f -a "prefix\t'Entries match word beginnings'
-exact\t'Entries match whole words'
-subword\t'Entries match anywhere inside words'"
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l operator -d 'How lexicon entries combine: or (any entry matches) or and (the share given by --required-words must match)' -r -f -a "or\t'or'
+and\t'and'"
+complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l match-type -d 'Where an entry must match: prefix (word beginnings), exact (whole words) or subword (anywhere inside words)' -r -f -a "prefix\t'prefix'
+exact\t'exact'
+subword\t'subword'"
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l required-words -d 'Share of the lexicon entries that must match (operator "and"), 0 to 1' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l phrase-slop -d 'Words allowed between the words of a phrase' -r
 complete -c ta -n "__fish_ta_using_subcommand regex-tagger; and __fish_seen_subcommand_from update" -l counter-slop -d 'Words allowed between a counter-lexicon entry and a match' -r
@@ -551,11 +551,11 @@ complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l project -d 'Project id' -r
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l description -d 'Name of the tagger; also the tag it assigns' -r
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l field -d 'Field holding the text (dotted path; repeat for several)' -r
-complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l vectorizer -d 'Feature extraction' -r -f -a "hashing\t'Hashing Vectorizer (2^20 hashed word n-grams per field; no feature names)'
-count\t'Count Vectorizer (n-grams in at least 5 documents, raw counts)'
-tfidf\t'TfIdf Vectorizer (as Count, weighted by inverse document frequency)'"
-complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l classifier -d 'Learning method' -r -f -a "lr\t'Logistic Regression'
-svm\t'LinearSVC (linear SVM with Platt probabilities)'"
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l vectorizer -d 'Feature extraction: hashing (2^20 hashed word n-grams per field; no feature names), count (n-grams in at least 5 documents) or tfidf (counts weighted by inverse document frequency) [default: the server\'s first]' -r -f -a "hashing\t'Hashing Vectorizer'
+count\t'Count Vectorizer'
+tfidf\t'TfIdf Vectorizer'"
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l classifier -d 'Learning method: logistic (regression) or linearsvc (linear SVM with Platt probabilities) [default: the server\'s first]' -r -f -a "logistic\t'Logistic Regression'
+linearsvc\t'LinearSVC'"
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l index -d 'Index to sample from (repeat for several) [default: all project indices]' -r
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l maximum-sample-size -d 'Most positives to sample' -r
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from create" -l negative-multiplier -d 'Negatives per positive' -r
@@ -570,11 +570,11 @@ complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l project -d 'Project id' -r
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l description -d 'Name of the tagger; also the tag it assigns' -r
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l field -d 'Field holding the text (dotted path; repeat for several)' -r
-complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l vectorizer -d 'Feature extraction' -r -f -a "hashing\t'Hashing Vectorizer (2^20 hashed word n-grams per field; no feature names)'
-count\t'Count Vectorizer (n-grams in at least 5 documents, raw counts)'
-tfidf\t'TfIdf Vectorizer (as Count, weighted by inverse document frequency)'"
-complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l classifier -d 'Learning method' -r -f -a "lr\t'Logistic Regression'
-svm\t'LinearSVC (linear SVM with Platt probabilities)'"
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l vectorizer -d 'Feature extraction: hashing (2^20 hashed word n-grams per field; no feature names), count (n-grams in at least 5 documents) or tfidf (counts weighted by inverse document frequency) [default: the server\'s first]' -r -f -a "hashing\t'Hashing Vectorizer'
+count\t'Count Vectorizer'
+tfidf\t'TfIdf Vectorizer'"
+complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l classifier -d 'Learning method: logistic (regression) or linearsvc (linear SVM with Platt probabilities) [default: the server\'s first]' -r -f -a "logistic\t'Logistic Regression'
+linearsvc\t'LinearSVC'"
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l label-field -d 'Field holding each line\'s label' -r
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l positive -d 'Label value of the positive class' -r
 complete -c ta -n "__fish_ta_using_subcommand tagger; and __fish_seen_subcommand_from train" -l file -d 'Read the examples from this file instead of stdin' -r -F
@@ -717,11 +717,11 @@ complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subc
 complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from create" -l fact -d 'The fact whose values become tags' -r
 complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from create" -l min-samples -d 'Documents a value needs to get a tagger' -r
 complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from create" -l field -d 'Field holding the text (dotted path; repeat for several)' -r
-complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from create" -l vectorizer -d 'Feature extraction' -r -f -a "hashing\t'Hashing Vectorizer (2^20 hashed word n-grams per field; no feature names)'
-count\t'Count Vectorizer (n-grams in at least 5 documents, raw counts)'
-tfidf\t'TfIdf Vectorizer (as Count, weighted by inverse document frequency)'"
-complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from create" -l classifier -d 'Learning method' -r -f -a "lr\t'Logistic Regression'
-svm\t'LinearSVC (linear SVM with Platt probabilities)'"
+complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from create" -l vectorizer -d 'Feature extraction: hashing (2^20 hashed word n-grams per field; no feature names), count (n-grams in at least 5 documents) or tfidf (counts weighted by inverse document frequency) [default: the server\'s first]' -r -f -a "hashing\t'Hashing Vectorizer'
+count\t'Count Vectorizer'
+tfidf\t'TfIdf Vectorizer'"
+complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from create" -l classifier -d 'Learning method: logistic (regression) or linearsvc (linear SVM with Platt probabilities) [default: the server\'s first]' -r -f -a "logistic\t'Logistic Regression'
+linearsvc\t'LinearSVC'"
 complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from create" -l index -d 'Index to sample from (repeat for several) [default: all project indices]' -r
 complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from create" -l maximum-sample-size -d 'Most positives to sample' -r
 complete -c ta -n "__fish_ta_using_subcommand tagger-group; and __fish_seen_subcommand_from create" -l negative-multiplier -d 'Negatives per positive' -r
@@ -856,9 +856,9 @@ complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subco
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from create" -l project -d 'Project id' -r
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from create" -l description -d 'Name of the neural tagger' -r
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from create" -l field -d 'Field holding the text (dotted path; repeat for several: joined with a space)' -r
-complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from create" -l architecture -d 'Network architecture' -r -f -a "fastText\t'Mean of the word vectors, two linear layers (fastest)'
-TextRNN\t'Two-layer bidirectional LSTM'
-RCNN\t'Bidirectional LSTM with the word vectors, max-pooled'"
+complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from create" -l architecture -d 'Network architecture: textrnn (two-layer bidirectional LSTM), fasttext (mean of the word vectors, two linear layers; fastest) or rcnn (bidirectional LSTM with the word vectors, max-pooled)' -r -f -a "textrnn\t'TextRNN'
+fasttext\t'fastText'
+rcnn\t'RCNN'"
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from create" -l epochs -d 'Training epochs (1 to 1000) [default: 5]' -r
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from create" -l embedding -d 'Trained embedding whose vectors to use (frozen) [default: learn word vectors]' -r
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from create" -l index -d 'Index to sample from (repeat for several) [default: all project indices]' -r
@@ -876,16 +876,16 @@ complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subco
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l project -d 'Project id' -r
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l description -d 'Name of the neural tagger' -r
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l field -d 'Field holding the text (dotted path; repeat for several: joined with a space)' -r
-complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l architecture -d 'Network architecture' -r -f -a "fastText\t'Mean of the word vectors, two linear layers (fastest)'
-TextRNN\t'Two-layer bidirectional LSTM'
-RCNN\t'Bidirectional LSTM with the word vectors, max-pooled'"
+complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l architecture -d 'Network architecture: textrnn (two-layer bidirectional LSTM), fasttext (mean of the word vectors, two linear layers; fastest) or rcnn (bidirectional LSTM with the word vectors, max-pooled)' -r -f -a "textrnn\t'TextRNN'
+fasttext\t'fastText'
+rcnn\t'RCNN'"
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l epochs -d 'Training epochs (1 to 1000) [default: 5]' -r
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l label-field -d 'Field holding each line\'s label' -r
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l positive -d 'Train a binary model: this label is `true`, every other `false`' -r
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l embedding -d 'Trained embedding whose vectors to use (frozen) [default: learn word vectors]' -r
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l seed -d 'Seed of the split, initialisation, shuffling and dropout [default: 42]' -r
-complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l optimizer -d 'Update rule: adam (Adam at 0.03 for fastText, 0.01 otherwise) or sgd (the reference\'s plain SGD) [default: adam]' -r -f -a "adam\t''
-sgd\t''"
+complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l optimizer -d 'Update rule: adam (Adam at 0.03 for fastText, 0.01 otherwise) or sgd (the reference\'s plain SGD) [default: adam]' -r -f -a "adam\t'adam'
+sgd\t'sgd'"
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l file -d 'Read the examples from this file instead of stdin' -r -F
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l data-dir -d 'Data directory for local mode [default: the platform data dir + /ta]' -r -F
 complete -c ta -n "__fish_ta_using_subcommand torchtagger; and __fish_seen_subcommand_from train" -l search-url -d 'Keep search indices in this Elasticsearch 7/8 or OpenSearch cluster (e.g. http://user:pass@127.0.0.1:9200) [default: the embedded store in the data directory]' -r

@@ -18,12 +18,15 @@ pub enum CoreVariableCmd {
     List,
     /// Set a variable (ta uses it from its next start; --search-url wins over it)
     Set {
+        /// The variable
         #[arg(value_parser = names())]
         name: String,
+        /// Its value (a URL for TEXTA_ES_URL)
         value: String,
     },
     /// Unset a variable
     Unset {
+        /// The variable
         #[arg(value_parser = names())]
         name: String,
     },

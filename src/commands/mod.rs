@@ -4,6 +4,7 @@
 mod accounts;
 mod anonymizer;
 mod batch;
+mod choice;
 mod client;
 mod core_variables;
 mod embeddings;

@@ -1,33 +1,14 @@
 //! `ta regex-tagger ...` and `ta regex-tagger-group ...`: manage taggers and groups, tag
 //! one text, or tag a JSONL stream.
 use super::resources::{self, project_for, ProjectFlag, StandardCmd};
-use super::{batch, Target};
+use super::{batch, choice, Target};
 use crate::engine::error::{Error, Result};
+use crate::engine::regex_tagger::{MatchType, Operator};
 use crate::engine::regex_taggers::RegexTaggerGroups;
 use crate::engine::resources::Kind;
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
-
-/// `operator` of a regex tagger (api.md §8).
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum Operator {
-    /// Any entry matches
-    Or,
-    /// The share of entries given by --required-words must match
-    And,
-}
-
-/// `match_type` of a regex tagger (api.md §8).
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum MatchType {
-    /// Entries match word beginnings
-    Prefix,
-    /// Entries match whole words
-    Exact,
-    /// Entries match anywhere inside words
-    Subword,
-}
 
 #[derive(Args, Debug, Default)]
 pub struct TaggerArgs {
@@ -46,12 +27,14 @@ pub struct TaggerArgs {
     /// File with one counter-lexicon entry per line
     #[arg(long)]
     pub counter_lexicon_file: Option<PathBuf>,
-    /// How lexicon entries combine
-    #[arg(long, value_enum)]
-    pub operator: Option<Operator>,
-    /// Where an entry must match inside a word
-    #[arg(long, value_enum)]
-    pub match_type: Option<MatchType>,
+    /// How lexicon entries combine: or (any entry matches) or and (the share given by
+    /// --required-words must match)
+    #[arg(long, value_parser = choice::of::<Operator>(), ignore_case = true)]
+    pub operator: Option<String>,
+    /// Where an entry must match: prefix (word beginnings), exact (whole words) or subword
+    /// (anywhere inside words)
+    #[arg(long, value_parser = choice::of::<MatchType>(), ignore_case = true)]
+    pub match_type: Option<String>,
     /// Share of the lexicon entries that must match (operator "and"), 0 to 1
     #[arg(long)]
     pub required_words: Option<f64>,
@@ -225,14 +208,8 @@ fn tagger_body(a: &TaggerArgs) -> Result<Value> {
         }
     }
     let opts: [(&str, Option<Value>); 9] = [
-        (
-            "operator",
-            a.operator.map(|v| json!(v.to_possible_value().map(|p| p.get_name().to_string()))),
-        ),
-        (
-            "match_type",
-            a.match_type.map(|v| json!(v.to_possible_value().map(|p| p.get_name().to_string()))),
-        ),
+        ("operator", a.operator.as_ref().map(|v| json!(v))),
+        ("match_type", a.match_type.as_ref().map(|v| json!(v))),
         ("required_words", a.required_words.map(|v| json!(v))),
         ("phrase_slop", a.phrase_slop.map(|v| json!(v))),
         ("counter_slop", a.counter_slop.map(|v| json!(v))),

@@ -2,51 +2,13 @@
 //! file, tag one text or a JSONL stream, inspect features and stop words, retrain.
 use super::regex::BatchArgs;
 use super::resources::{self, project_for, ProjectFlag, StandardCmd, TransferCmd};
-use super::{batch, progress, Target};
+use super::{batch, choice, progress, Target};
+use crate::engine::classifier::{ClassifierKind, VectorizerKind};
 use crate::engine::error::{Error, Result};
 use crate::engine::resources::Kind;
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
-
-/// Vectorizers, as `api.md` §6 names them.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum Vectorizer {
-    /// Hashing Vectorizer (2^20 hashed word n-grams per field; no feature names)
-    Hashing,
-    /// Count Vectorizer (n-grams in at least 5 documents, raw counts)
-    Count,
-    /// TfIdf Vectorizer (as Count, weighted by inverse document frequency)
-    Tfidf,
-}
-
-impl Vectorizer {
-    pub fn wire(self) -> &'static str {
-        match self {
-            Vectorizer::Hashing => "Hashing Vectorizer",
-            Vectorizer::Count => "Count Vectorizer",
-            Vectorizer::Tfidf => "TfIdf Vectorizer",
-        }
-    }
-}
-
-/// Classifiers, as `api.md` §6 names them.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum Classifier {
-    /// Logistic Regression
-    Lr,
-    /// LinearSVC (linear SVM with Platt probabilities)
-    Svm,
-}
-
-impl Classifier {
-    pub fn wire(self) -> &'static str {
-        match self {
-            Classifier::Lr => "Logistic Regression",
-            Classifier::Svm => "LinearSVC",
-        }
-    }
-}
 
 #[derive(Args, Debug)]
 pub struct ModelArgs {
@@ -71,23 +33,26 @@ pub struct SettingsArgs {
     /// Field holding the text (dotted path; repeat for several)
     #[arg(long = "field", required = true)]
     pub fields: Vec<String>,
-    /// Feature extraction
-    #[arg(long, value_enum)]
-    pub vectorizer: Option<Vectorizer>,
-    /// Learning method
-    #[arg(long, value_enum)]
-    pub classifier: Option<Classifier>,
+    /// Feature extraction: hashing (2^20 hashed word n-grams per field; no feature names),
+    /// count (n-grams in at least 5 documents) or tfidf (counts weighted by inverse document
+    /// frequency) [default: the server's first]
+    #[arg(long, value_parser = choice::of::<VectorizerKind>(), ignore_case = true)]
+    pub vectorizer: Option<String>,
+    /// Learning method: logistic (regression) or linearsvc (linear SVM with Platt
+    /// probabilities) [default: the server's first]
+    #[arg(long, value_parser = choice::of::<ClassifierKind>(), ignore_case = true)]
+    pub classifier: Option<String>,
 }
 
 impl SettingsArgs {
     pub fn body(&self) -> Map<String, Value> {
         let mut m = Map::new();
         m.insert("fields".into(), json!(self.fields));
-        if let Some(v) = self.vectorizer {
-            m.insert("vectorizer".into(), json!(v.wire()));
+        if let Some(v) = &self.vectorizer {
+            m.insert("vectorizer".into(), json!(v));
         }
-        if let Some(c) = self.classifier {
-            m.insert("classifier".into(), json!(c.wire()));
+        if let Some(c) = &self.classifier {
+            m.insert("classifier".into(), json!(c));
         }
         m
     }
@@ -263,11 +228,11 @@ pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
                     for f in &model.settings.fields {
                         form = form.text("fields", f.clone());
                     }
-                    if let Some(v) = model.settings.vectorizer {
-                        form = form.text("vectorizer", v.wire());
+                    if let Some(v) = &model.settings.vectorizer {
+                        form = form.text("vectorizer", v.clone());
                     }
-                    if let Some(cl) = model.settings.classifier {
-                        form = form.text("classifier", cl.wire());
+                    if let Some(cl) = &model.settings.classifier {
+                        form = form.text("classifier", cl.clone());
                     }
                     let form = resources::file_part(form, file.as_deref())?;
                     c.send_multipart(&format!("/projects/{project}/taggers/train_file/"), form)?

@@ -3,41 +3,18 @@
 //! import.
 use super::regex::BatchArgs;
 use super::resources::{self, project_for, ProjectFlag, StandardCmd, TransferCmd};
-use super::{batch, progress, Target};
+use super::{batch, choice, progress, Target};
 use crate::engine::error::{Error, Result};
+use crate::engine::neural::{Architecture, Optimizer};
 use crate::engine::resources::Kind;
 use crate::engine::torchtaggers::batch_text;
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 
 /// Texts per tag_texts request of a stream.
 const STREAM_BATCH: usize = 512;
-
-/// Network architectures, as `api.md` §10 names them.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum Architecture {
-    /// Mean of the word vectors, two linear layers (fastest)
-    #[value(name = "fastText", alias = "fasttext")]
-    FastText,
-    /// Two-layer bidirectional LSTM
-    #[value(name = "TextRNN", alias = "textrnn")]
-    TextRnn,
-    /// Bidirectional LSTM with the word vectors, max-pooled
-    #[value(name = "RCNN", alias = "rcnn")]
-    Rcnn,
-}
-
-impl Architecture {
-    fn wire(self) -> &'static str {
-        match self {
-            Architecture::FastText => "fastText",
-            Architecture::TextRnn => "TextRNN",
-            Architecture::Rcnn => "RCNN",
-        }
-    }
-}
 
 #[derive(Args, Debug)]
 pub struct ModelArgs {
@@ -47,9 +24,11 @@ pub struct ModelArgs {
     /// Field holding the text (dotted path; repeat for several: joined with a space)
     #[arg(long = "field", required = true)]
     pub fields: Vec<String>,
-    /// Network architecture
-    #[arg(long, value_enum)]
-    pub architecture: Architecture,
+    /// Network architecture: textrnn (two-layer bidirectional LSTM), fasttext (mean of the
+    /// word vectors, two linear layers; fastest) or rcnn (bidirectional LSTM with the word
+    /// vectors, max-pooled)
+    #[arg(long, value_parser = choice::of::<Architecture>(), ignore_case = true)]
+    pub architecture: String,
     /// Training epochs (1 to 1000) [default: 5]
     #[arg(long)]
     pub epochs: Option<i64>,
@@ -60,7 +39,7 @@ impl ModelArgs {
         let mut m = Map::new();
         m.insert("description".into(), json!(self.description));
         m.insert("fields".into(), json!(self.fields));
-        m.insert("model_architecture".into(), json!(self.architecture.wire()));
+        m.insert("model_architecture".into(), json!(self.architecture));
         if let Some(n) = self.epochs {
             m.insert("num_epochs".into(), json!(n));
         }
@@ -122,7 +101,7 @@ pub enum TorchTaggerCmd {
         #[arg(long)]
         seed: Option<u64>,
         /// Update rule: adam (Adam at 0.03 for fastText, 0.01 otherwise) or sgd (the reference's plain SGD) [default: adam]
-        #[arg(long, value_parser = ["adam", "sgd"])]
+        #[arg(long, value_parser = choice::of::<Optimizer>(), ignore_case = true)]
         optimizer: Option<String>,
         /// Read the examples from this file instead of stdin
         #[arg(long)]

@@ -16,10 +16,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from tabench import Ta, die, f1_macro, run, run_measured, split  # noqa: E402
 
 CONFIGS = {
-    "hashing-lr": ("hashing", "lr", "classifier_hashing_lr.json"),
-    "tfidf-lr": ("tfidf", "lr", "classifier_tfidf_lr.json"),
-    "count-lr": ("count", "lr", None),
-    "hashing-svm": ("hashing", "svm", None),
+    "hashing-lr": ("hashing", "logistic", "classifier_hashing_lr.json"),
+    "tfidf-lr": ("tfidf", "logistic", "classifier_tfidf_lr.json"),
+    "count-lr": ("count", "logistic", None),
+    "hashing-svm": ("hashing", "linearsvc", None),
 }
 
 
