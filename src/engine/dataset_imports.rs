@@ -129,10 +129,7 @@ impl Engine {
             separator: s.separator,
             num_documents: s.num_documents,
             num_documents_success: s.num_documents_success,
-            task: match r.task_id {
-                Some(t) => self.task(t)?,
-                None => None,
-            },
+            task: self.linked_task(&r)?,
         })
     }
 

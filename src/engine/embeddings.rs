@@ -171,10 +171,7 @@ impl Engine {
             max_documents: s.max_documents,
             min_freq: s.min_freq,
             vocab_size: s.vocab_size,
-            task: match r.task_id {
-                Some(t) => self.task(t)?,
-                None => None,
-            },
+            task: self.linked_task(&r)?,
         })
     }
 

@@ -5,6 +5,7 @@
 pub mod accounts;
 pub use ta_anonymizer as anonymizer;
 pub mod anonymizers;
+pub mod apply;
 pub use ta_classifier as classifier;
 pub mod clock;
 pub mod core_variables;
@@ -16,6 +17,7 @@ pub mod error;
 pub mod export;
 pub mod facts;
 pub mod health;
+pub mod index_runs;
 pub mod indices;
 pub mod kinds;
 pub mod lexicons;

@@ -43,6 +43,8 @@ pub struct RegexTaggerOut {
     #[serde(flatten)]
     pub config: MatcherConfig,
     pub tagger_groups: Vec<GroupRef>,
+    /// The latest apply_to_index run (null before the first).
+    pub task: Option<TaskOut>,
 }
 
 /// The body that creates or changes a regex tagger (`lexicon` required on create).
@@ -240,6 +242,7 @@ impl Engine {
                     description: d,
                 })
                 .collect(),
+            task: self.linked_task(r)?,
         })
     }
 
@@ -254,10 +257,7 @@ impl Engine {
             url: resource_url(ctx, r.project_id, Kind::RegexTaggerGroup, r.id),
             regex_taggers: members.iter().map(|m| m.id).collect(),
             author_username: r.author_username.clone(),
-            task: match r.task_id {
-                Some(t) => self.task(t)?,
-                None => None,
-            },
+            task: self.linked_task(&r)?,
             description: r.description.clone(),
             tagger_info: members
                 .iter()
@@ -276,7 +276,7 @@ impl Engine {
     }
 
     /// The compiled matcher of a stored tagger (cached).
-    fn matcher(&self, r: &Resource) -> Result<Arc<Matcher>> {
+    pub(crate) fn matcher(&self, r: &Resource) -> Result<Arc<Matcher>> {
         self.matchers.get(r.id, &r.config)
     }
 

@@ -36,6 +36,8 @@ pub struct TaggerGroupOut {
     pub tagger_status: TaggerStatus,
     pub tagger_params: Option<TaggerParams>,
     pub tagger_statistics: Option<TaggerStatistics>,
+    /// The latest apply_to_index run (null before the first).
+    pub task: Option<TaskOut>,
 }
 
 /// Members counted by the status of their training task (`training` counts running ones).
@@ -205,7 +207,7 @@ impl TagOptions {
 }
 
 /// A group ready to tag: its settings, its members, and which of them have a model.
-struct Group {
+pub(crate) struct Group {
     pk: i64,
     fact_name: String,
     /// The fields the members read (the first member's).
@@ -313,10 +315,7 @@ impl Engine {
             ..TaggerStatus::default()
         };
         for m in &members {
-            let task = match m.task_id {
-                Some(t) => self.task(t)?,
-                None => None,
-            };
+            let task = self.linked_task(&m)?;
             match task.map_or(TaskStatus::Created, |t| t.status) {
                 TaskStatus::Completed => status.completed += 1,
                 TaskStatus::Running => status.training += 1,
@@ -364,6 +363,7 @@ impl Engine {
             tagger_status: status,
             tagger_params: params,
             tagger_statistics: statistics,
+            task: self.linked_task(r)?,
         })
     }
 
@@ -465,6 +465,30 @@ impl Engine {
         let answer = self.search.search(&indices, &body)?;
         Ok(rank_candidates(&answer, &g.fact_name, skip, o.n_candidate_tags)
             .into_iter()
+            .collect())
+    }
+
+    /// A group ready to apply to an index, with its members' tags (the fact values it
+    /// writes); the reference's 400 when no member has a model.
+    pub(crate) fn group_for_apply(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<(Group, Vec<String>)> {
+        let g = self.tagging_group(ctx, pk, id)?;
+        let tags = g.members.iter().map(|m| m.description.clone()).collect();
+        Ok((g, tags))
+    }
+
+    /// The tags `tag_text` gives `text`, the tagger tags cut to `max_tags`.
+    pub(crate) fn group_text_tags(&self, g: &Group, text: &str, o: TagOptions, max_tags: usize) -> Result<Vec<String>> {
+        let mut taggers = 0;
+        Ok(self
+            .group_tags(g, text, MemberInput::Text, o)?
+            .into_iter()
+            .filter_map(|t| match t {
+                GroupTag::Ner(n) => Some(n.tag),
+                GroupTag::Predicted(p) => {
+                    taggers += 1;
+                    (taggers <= max_tags).then_some(p.tag)
+                }
+            })
             .collect())
     }
 

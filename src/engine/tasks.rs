@@ -97,6 +97,13 @@ pub enum TaskKind {
         fields: Vec<String>,
         query: serde_json::Value,
     },
+    /// Apply model `id` of kind `model` to indices, as user `user`.
+    ApplyModel {
+        model: super::apply::ApplyModel,
+        id: i64,
+        user: i64,
+        request: Box<super::apply::ApplyRequest>,
+    },
 }
 
 impl TaskKind {
@@ -112,6 +119,7 @@ impl TaskKind {
             TaskKind::TrainTorchTaggerFromFile { .. } => "train_torchtagger_from_file",
             TaskKind::ImportModel => "import_model",
             TaskKind::ApplyRegexTaggerGroup { .. } => "apply_regex_tagger_group",
+            TaskKind::ApplyModel { .. } => "apply_to_index",
         }
     }
 }
@@ -335,6 +343,11 @@ impl Engine {
         Ok(load(&self.db, id)?.map(|t| t.task))
     }
 
+    /// The task a resource links to, if any.
+    pub fn linked_task(&self, r: &super::resources::Resource) -> Result<Option<TaskOut>> {
+        r.task_id.map_or(Ok(None), |t| self.task(t))
+    }
+
     /// Starts `job` as a new task of `kind` linked to resource `(resource, id)` of project `pk`:
     /// `linked` runs once the link exists (so it sees the task `created`, as a create answer
     /// shows it), then the job runs as `run_task` runs it. Returns the task id and what
@@ -442,6 +455,14 @@ impl Engine {
                 let user = self.user_by_id(user)?;
                 let ctx = Ctx { user, ..ctx.clone() };
                 self.launch_apply(&ctx, pk, group, indices, fields, query, None)?
+            }
+            TaskKind::ApplyModel { model, id, user, request } => {
+                let ctx = Ctx {
+                    user: self.user_by_id(user)?,
+                    ..ctx.clone()
+                };
+                self.ensure_idle(&self.resource(model.kind(), pk, id)?)?;
+                self.launch_model_apply(&ctx, model, pk, id, *request, None)?
             }
             TaskKind::DatasetImport { .. } => return gone("the uploaded file is removed when an import ends; import it again"),
             TaskKind::TrainTaggerFromFile { .. } | TaskKind::TrainEmbeddingFromFile { .. } | TaskKind::TrainTorchTaggerFromFile { .. } => {

@@ -3,6 +3,7 @@
 mod common;
 
 mod access_matrix;
+mod apply;
 mod cli;
 mod concurrent_writers;
 mod conformance_cases;

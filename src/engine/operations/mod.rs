@@ -4,6 +4,7 @@
 //! local and remote modes run the same entry (locally through `run`, remotely by filling the
 //! path), so the three cannot disagree. Paths are relative to the API root (`/api/v1`).
 pub mod accounts;
+pub mod collection;
 pub mod crud;
 pub mod embeddings;
 pub mod models;
@@ -365,6 +366,7 @@ pub fn all() -> &'static [Operation] {
         ops.extend(taggers::operations());
         ops.extend(tagger_groups::operations());
         ops.extend(torchtaggers::operations());
+        ops.extend(collection::operations());
         ops.extend(search::operations());
         ops
     })

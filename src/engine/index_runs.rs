@@ -1,0 +1,195 @@
+//! Runs over the documents of indices (`collection.md` §0): the selection a run reads, its
+//! batches and progress, the check before each write that the indices are still open, the
+//! one-task-at-a-time rule of a resource, and how a run's facts join a document's
+//! `texta_facts` (the facts the run owns are replaced, none is held twice).
+use super::error::{Error, Result};
+use super::resources::{Kind, Resource};
+use super::search::Hit;
+use super::tasks::TaskHandle;
+use super::Engine;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashSet};
+
+/// The documents a run reads: those of `indices` matching the query clause `query`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Selection {
+    pub indices: Vec<String>,
+    pub query: Value,
+}
+
+/// What a run makes of one document: the top-level keys to replace (none: the document is
+/// left as it is), and per-field problems that skipped a field without failing the run
+/// (`"<field>: <reason>"`).
+#[derive(Debug, Default)]
+pub struct DocOutcome {
+    pub update: Option<Map<String, Value>>,
+    pub problems: Vec<String>,
+}
+
+/// Per-document problem lines a task lists before it only counts the rest.
+const MAX_PROBLEM_LINES: usize = 100;
+
+/// Smallest batch on the embedded store (`collection.md` §0.3).
+pub const MIN_BATCH: usize = 100;
+
+/// A batch's documents through `each`, in parallel, in input order.
+pub fn per_document(hits: &[Hit], each: impl Fn(&Hit) -> Result<DocOutcome> + Sync + Send) -> Result<Vec<DocOutcome>> {
+    hits.par_iter().map(each).collect()
+}
+
+/// The string at a dotted path of a document, or None (missing, or not a string).
+pub fn field_text<'a>(source: &'a Value, path: &str) -> Option<&'a str> {
+    super::lines::flat_get(source, path).and_then(Value::as_str)
+}
+
+/// A fact as runs write it (`collection.md` §0.4): `{fact, str_val, doc_path, spans}`.
+pub fn fact(name: &str, value: &str, doc_path: &str, span: Option<[usize; 2]>) -> Value {
+    let [start, end] = span.unwrap_or([0, 0]);
+    serde_json::json!({"fact": name, "str_val": value, "doc_path": doc_path, "spans": format!("[[{start}, {end}]]")})
+}
+
+/// The `str` key of a fact, or "".
+pub fn fact_str<'a>(fact: &'a Value, key: &str) -> &'a str {
+    fact.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// A key that two equal facts share whatever their key order.
+fn identity(fact: &Value) -> String {
+    match fact.as_object() {
+        Some(m) => {
+            let mut pairs: Vec<(&String, String)> = m.iter().map(|(k, v)| (k, v.to_string())).collect();
+            pairs.sort();
+            format!("{pairs:?}")
+        }
+        None => fact.to_string(),
+    }
+}
+
+/// The `texta_facts` of a document after a run: its facts without those the run owns, in
+/// their order, then `new` in output order, no fact twice. None when that is what it holds.
+pub fn merged_facts(existing: Option<&Value>, owned: impl Fn(&Value) -> bool, new: Vec<Value>) -> Option<Value> {
+    let old: &[Value] = existing.and_then(Value::as_array).map_or(&[], Vec::as_slice);
+    let mut seen = HashSet::new();
+    let merged: Vec<Value> = old
+        .iter()
+        .filter(|f| !owned(f))
+        .cloned()
+        .chain(new)
+        .filter(|f| seen.insert(identity(f)))
+        .collect();
+    (merged.as_slice() != old).then_some(Value::Array(merged))
+}
+
+impl Engine {
+    /// The busy rule (`collection.md` §0.3): a resource runs one task at a time.
+    pub fn ensure_idle(&self, r: &Resource) -> Result<()> {
+        if let Some(task) = self.linked_task(r)? {
+            if task.status.is_active() {
+                return Err(Error::BadRequest("A task of this resource is still running.".into()));
+            }
+        }
+        Ok(())
+    }
+
+    /// The selection of a request: the indices resolved for the project, the query checked
+    /// by the store (a query it refuses is the request's 400, not a failed task).
+    pub fn selection(&self, pk: i64, indices: Option<Vec<String>>, query: Option<Value>) -> Result<Selection> {
+        let indices = self.resolve_indices(pk, indices)?;
+        let query = query.map_or_else(|| serde_json::json!({"match_all": {}}), |q| super::search::query_clause(&q).clone());
+        if !indices.is_empty() {
+            self.count_documents(&indices, &query).map_err(|e| match e {
+                Error::Internal(_) => e,
+                other => Error::BadRequest(other.to_string()),
+            })?;
+        }
+        Ok(Selection { indices, query })
+    }
+
+    /// Reads the selected documents in batches of `batch`, hands each batch to `run` and
+    /// writes what it changed, the batch's documents each whole; progress moves after each
+    /// committed batch, counting on from `already` (a resumed run). An index of the batch
+    /// that left the project's open indices fails the run.
+    pub fn run_over_documents(
+        &self,
+        pk: i64,
+        selection: &Selection,
+        batch: usize,
+        already: u64,
+        h: &TaskHandle,
+        run: &(dyn Fn(&[Hit]) -> Result<Vec<DocOutcome>> + Sync),
+    ) -> Result<()> {
+        if selection.indices.is_empty() {
+            return Err(Error::BadRequest("no indices: the project has no open indices".into()));
+        }
+        let total = already + self.count_documents(&selection.indices, &selection.query)?;
+        h.set_total(total as i64)?;
+        let percent = |done: u64| if total == 0 { 100.0 } else { done as f64 * 100.0 / total as f64 };
+        h.progress(already as i64, percent(already))?;
+        let (mut done, mut problems) = (already, 0usize);
+        self.scan_documents(&selection.indices, &selection.query, batch.max(1), &mut |hits| {
+            let outcomes = run(&hits)?;
+            let open = self.project_indices(pk)?;
+            let mut writes: BTreeMap<&str, Vec<(String, Map<String, Value>)>> = BTreeMap::new();
+            for (hit, outcome) in hits.iter().zip(outcomes) {
+                for p in outcome.problems {
+                    if problems < MAX_PROBLEM_LINES {
+                        h.add_error(&format!("{}/{} {p}", hit.index, hit.id))?;
+                    }
+                    problems += 1;
+                }
+                if let Some(update) = outcome.update {
+                    writes.entry(&hit.index).or_default().push((hit.id.clone(), update));
+                }
+            }
+            if let Some(gone) = hits.iter().find(|hit| !open.contains(&hit.index)) {
+                return Err(Error::BadRequest(format!("index {} is not available", gone.index)));
+            }
+            for (index, updates) in writes {
+                self.update_documents(index, updates)?;
+            }
+            done += hits.len() as u64;
+            h.progress(done as i64, percent(done))
+        })?;
+        if problems > MAX_PROBLEM_LINES {
+            h.add_error(&format!("... {} more documents skipped", problems - MAX_PROBLEM_LINES))?;
+        }
+        Ok(())
+    }
+
+    /// The resource of `kind` a run belongs to, idle (the busy rule).
+    pub fn idle_resource(&self, kind: Kind, pk: i64, id: i64) -> Result<Resource> {
+        let r = self.resource(kind, pk, id)?;
+        self.ensure_idle(&r)?;
+        Ok(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn owned_facts_are_replaced_and_none_is_held_twice() {
+        let existing = json!([
+            {"fact": "TOPIC", "str_val": "sport", "doc_path": "text", "spans": "[[0, 0]]"},
+            {"fact": "PER", "str_val": "Kalle", "doc_path": "text", "spans": "[[0, 5]]"},
+            {"str_val": "Kalle", "fact": "PER", "spans": "[[0, 5]]", "doc_path": "text"},
+        ]);
+        let owned = |f: &Value| fact_str(f, "fact") == "TOPIC" && fact_str(f, "doc_path") == "text";
+        let merged = merged_facts(Some(&existing), owned, vec![fact("TOPIC", "politics", "text", None)]).unwrap();
+        assert_eq!(
+            merged,
+            json!([
+                {"fact": "PER", "str_val": "Kalle", "doc_path": "text", "spans": "[[0, 5]]"},
+                {"fact": "TOPIC", "str_val": "politics", "doc_path": "text", "spans": "[[0, 0]]"},
+            ])
+        );
+        // Running again changes nothing.
+        assert_eq!(merged_facts(Some(&merged), owned, vec![fact("TOPIC", "politics", "text", None)]), None);
+        // No facts and none new: nothing to write.
+        assert_eq!(merged_facts(None, owned, vec![]), None);
+    }
+}

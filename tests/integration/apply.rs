@@ -1,0 +1,198 @@
+//! Applying models to an index (`collection.md` §2) over HTTP against a real `ta serve`:
+//! regex taggers and taggers write their facts into the selected documents, a second run
+//! replaces the first's facts instead of adding to them, the model keeps tagging while its
+//! task shows the apply run, and bad requests get the reference's messages.
+use crate::common;
+
+use common::Server;
+use serde_json::{json, Value};
+
+/// Crime reports and weather reports, 20 of each, with ids.
+fn corpus() -> String {
+    let crime = ["varas varastas poest telefoni", "politsei pidas varga kinni", "varas murdis korterisse sisse"];
+    let weather = ["homme sajab vihma ja tuul on tugev", "ilm on päikeseline ja soe", "öösel on külm ja sajab lund"];
+    let mut out = String::new();
+    for i in 0..20 {
+        for (label, texts) in [("crime", &crime), ("weather", &weather)] {
+            let text = format!("{} {}", texts[i % 3], texts[(i + 1) % 3]);
+            out.push_str(&json!({"text": text, "label": label, "n": i}).to_string());
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn setup() -> (Server, String, i64) {
+    let s = Server::start();
+    let token = s.admin_token();
+    let pk = s.create_project(&token, "apply", &[])["id"].as_i64().unwrap();
+    s.import_jsonl(&token, pk, "news", &corpus());
+    (s, token, pk)
+}
+
+/// Every document's facts of fact name `name`, keyed by the document's `label` and `n`.
+fn facts_of(s: &Server, token: &str, pk: i64, name: &str) -> Vec<(String, i64, Vec<Value>)> {
+    let hits = s
+        .post(
+            &format!("/projects/{pk}/search_by_query/"),
+            Some(token),
+            &json!({"query": {"query": {"match_all": {}}, "size": 100}}),
+        )
+        .ok(200);
+    let mut out: Vec<(String, i64, Vec<Value>)> = hits["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            let src = &h["doc"];
+            let facts = src["texta_facts"]
+                .as_array()
+                .map(|f| f.iter().filter(|f| f["fact"] == name).cloned().collect())
+                .unwrap_or_default();
+            (src["label"].as_str().unwrap().to_string(), src["n"].as_i64().unwrap(), facts)
+        })
+        .collect();
+    out.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    out
+}
+
+#[test]
+fn regex_tagger_writes_match_facts_and_a_second_run_replaces_them() {
+    let (s, t, pk) = setup();
+    let p = format!("/projects/{pk}");
+    s.post(&format!("{p}/regex_taggers/"), Some(&t), &json!({"description": "vargus", "lexicon": ["varas", "varga"]}))
+        .ok(201);
+    assert_eq!(s.get(&format!("{p}/regex_taggers/1/"), Some(&t)).ok(200)["task"], Value::Null);
+    let apply = |body: Value| s.post(&format!("{p}/regex_taggers/1/apply_to_index/"), Some(&t), &body);
+    apply(json!({"description": "run", "fields": ["text"], "indices": [{"name": "news"}],
+                 "query": "{\"query\": {\"match\": {\"label\": \"crime\"}}}"}))
+    .expect(201, json!({"message": "Started process of applying RegexTagger with id: 1"}));
+    let done = s.settle(&t, &format!("{p}/regex_taggers/1/"));
+    assert_eq!(
+        (&done["task"]["status"], &done["task"]["total"], &done["task"]["num_processed"], &done["task"]["step"]),
+        (&json!("completed"), &json!(20), &json!(20), &json!(""))
+    );
+    let first = facts_of(&s, &t, pk, "vargus");
+    // Fact name defaults to the description, the value to the match; spans in code points.
+    let (label, n, facts) = &first[0];
+    assert_eq!((label.as_str(), *n), ("crime", 0));
+    // "varas varastas poest telefoni politsei pidas varga kinni": prefixes match.
+    assert_eq!(
+        facts,
+        &vec![
+            json!({"fact": "vargus", "str_val": "varas", "doc_path": "text", "spans": "[[0, 5]]"}),
+            json!({"fact": "vargus", "str_val": "varastas", "doc_path": "text", "spans": "[[6, 14]]"}),
+            json!({"fact": "vargus", "str_val": "varga", "doc_path": "text", "spans": "[[45, 50]]"}),
+        ]
+    );
+    assert!(first.iter().filter(|(l, ..)| l == "weather").all(|(_, _, f)| f.is_empty()));
+    // Applying again to every document with a new value replaces nothing of the first run
+    // (other values), and applying that again adds nothing.
+    for _ in 0..2 {
+        apply(json!({"description": "again", "fields": ["text"], "new_fact_value": "VARGUS", "add_spans": false}))
+            .ok(201);
+        s.settle(&t, &format!("{p}/regex_taggers/1/"));
+    }
+    let second = facts_of(&s, &t, pk, "vargus");
+    let mut expected = first[0].2.clone();
+    expected.push(json!({"fact": "vargus", "str_val": "VARGUS", "doc_path": "text", "spans": "[[0, 0]]"}));
+    assert_eq!(second[0].2, expected);
+    // The run without a value owns every value of its fact name on its fields: running it
+    // again leaves only its own matches.
+    apply(json!({"description": "run", "fields": ["text"]})).ok(201);
+    s.settle(&t, &format!("{p}/regex_taggers/1/"));
+    assert_eq!(facts_of(&s, &t, pk, "vargus"), first.iter().map(|(l, n, f)| (l.clone(), *n, f.clone())).collect::<Vec<_>>());
+    // The facts are searchable and countable at once.
+    s.post(&format!("{p}/get_facts/"), Some(&t), &json!({}))
+        .expect(200, json!([{"name": "vargus", "values": ["varas", "varga", "varastas"]}]));
+}
+
+#[test]
+fn tagger_writes_its_positives_and_keeps_tagging_while_its_task_is_the_apply_run() {
+    let (s, t, pk) = setup();
+    let p = format!("/projects/{pk}");
+    let body = json!({"description": "crime", "fields": ["text"], "vectorizer": "Count Vectorizer",
+                      "query": {"query": {"match": {"label": "crime"}}}, "indices": [{"name": "news"}]});
+    let id = s.post(&format!("{p}/taggers/"), Some(&t), &body).ok(201)["id"].as_i64().unwrap();
+    let trained = s.settle(&t, &format!("{p}/taggers/{id}/"));
+    assert_eq!(trained["task"]["status"], "completed");
+    for _ in 0..2 {
+        s.post(
+            &format!("{p}/taggers/{id}/apply_to_index/"),
+            Some(&t),
+            &json!({"description": "topic", "new_fact_name": "TOPIC", "fields": ["text"], "bulk_size": 7}),
+        )
+        .expect(201, json!({"message": format!("Started process of applying Tagger with id: {id}")}));
+        let done = s.settle(&t, &format!("{p}/taggers/{id}/"));
+        assert_eq!((&done["task"]["status"], &done["task"]["num_processed"]), (&json!("completed"), &json!(40)));
+        assert_ne!(done["task"]["id"], trained["task"]["id"], "the apply run replaced the training task");
+        // Precision and the rest are still the training's.
+        assert_eq!(done["precision"], trained["precision"]);
+    }
+    let facts = facts_of(&s, &t, pk, "TOPIC");
+    for (label, n, f) in &facts {
+        let expected = if label == "crime" {
+            vec![json!({"fact": "TOPIC", "str_val": "crime", "doc_path": "text", "spans": "[[0, 0]]"})]
+        } else {
+            vec![]
+        };
+        assert_eq!(f, &expected, "{label} {n}");
+    }
+    let tagged = s
+        .post(&format!("{p}/taggers/{id}/tag_text/"), Some(&t), &json!({"text": "varas murdis sisse"}))
+        .ok(200);
+    assert_eq!(tagged["result"], true);
+}
+
+#[test]
+fn bad_requests_get_the_reference_messages() {
+    let (s, t, pk) = setup();
+    let p = format!("/projects/{pk}");
+    s.post(&format!("{p}/regex_taggers/"), Some(&t), &json!({"description": "vargus", "lexicon": ["varas"]}))
+        .ok(201);
+    // A tagger whose training failed (no positives) has no model.
+    let failed = s
+        .post(
+            &format!("{p}/taggers/"),
+            Some(&t),
+            &json!({"description": "none", "fields": ["text"], "query": {"query": {"match": {"label": "nothing"}}}}),
+        )
+        .ok(201);
+    let failed = s.settle(&t, &format!("{p}/taggers/{}/", failed["id"]));
+    assert_eq!(failed["task"]["status"], "failed");
+    let cases = [
+        ("taggers/1", json!({"description": "x", "fields": ["text"]}), json!({"new_fact_name": ["This field is required."]})),
+        ("taggers/1", json!({"description": "x", "new_fact_name": "F", "fields": ["text"]}), json!({"detail": "Model does not exist"})),
+        ("regex_taggers/1", json!({"description": "x"}), json!({"fields": ["This field is required."]})),
+        (
+            "regex_taggers/1",
+            json!({"description": "x", "fields": ["nope"]}),
+            json!({"fields": ["Entered fields not in current project fields: {'label', 'n', 'text'}"]}),
+        ),
+        ("regex_taggers/1", json!({"description": "x", "fields": ["text"], "query": "{"}), json!({"query": ["Value must be valid JSON."]})),
+        (
+            "regex_taggers/1",
+            json!({"description": "x", "fields": ["text"], "indices": ["elsewhere"]}),
+            json!(["Inserted indices ['elsewhere'] are not available to you."]),
+        ),
+        (
+            "regex_taggers/1",
+            json!({"description": "x", "fields": ["text"], "bulk_size": 0}),
+            json!({"bulk_size": ["Ensure this value is greater than or equal to 1."]}),
+        ),
+        ("regex_taggers/9", json!({"description": "x", "fields": ["text"]}), json!({"detail": "Not found."})),
+    ];
+    for (model, body, expected) in cases {
+        let r = s.post(&format!("{p}/{model}/apply_to_index/"), Some(&t), &body);
+        assert_eq!((r.json(), r.status), (expected.clone(), if expected["detail"] == "Not found." { 404 } else { 400 }), "{model} {body}");
+    }
+    // A query the store refuses is the request's error, not a failed task.
+    let r = s.post(
+        &format!("{p}/regex_taggers/1/apply_to_index/"),
+        Some(&t),
+        &json!({"description": "x", "fields": ["text"], "query": {"query": {"no_such_clause": {}}}}),
+    );
+    assert_eq!(r.status, 400, "{}", r.text);
+    assert!(r.json()["detail"].is_string(), "{}", r.text);
+    assert_eq!(s.get(&format!("{p}/regex_taggers/1/"), Some(&t)).ok(200)["task"], Value::Null);
+}
