@@ -14,13 +14,11 @@ use super::validate::{Form, List, Mode, Str};
 use super::{Ctx, Engine};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 /// A regex tagger group and its members' matchers (ascending tagger id).
 type LoadedGroup = (Resource, Vec<(Resource, Arc<Matcher>)>);
-/// A document id and the fields to merge into it.
-type DocUpdate = (String, Map<String, Value>);
 
 /// Longest accepted text, and most texts per request (conventions §12).
 pub const MAX_TEXT_CHARS: usize = 1_000_000;
@@ -43,7 +41,9 @@ pub struct RegexTaggerOut {
     #[serde(flatten)]
     pub config: MatcherConfig,
     pub tagger_groups: Vec<GroupRef>,
-    /// The latest apply_to_index run (null before the first).
+    /// The latest apply_to_index run; absent before the first, so that answers stay the
+    /// reference's (2.10.3) until a model is applied.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub task: Option<TaskOut>,
 }
 
@@ -682,38 +682,25 @@ impl Engine {
         h: &super::tasks::TaskHandle,
     ) -> Result<()> {
         h.step("applying regex tagger group")?;
-        if indices.is_empty() {
-            return Err(Error::BadRequest("no indices".into()));
-        }
         let (g, members) = self.loaded_group(ctx, pk, id)?;
         let members = as_members(&members);
-        let total = self.count_documents(indices, query)?;
-        h.set_total(total as i64)?;
-        let mut done = 0u64;
-        self.scan_documents(indices, query, APPLY_BATCH, &mut |hits| {
-            use rayon::prelude::*;
-            let changed: Vec<(String, String, Value)> = hits
-                .par_iter()
-                .map(|hit| {
-                    let mut source = hit.source.clone();
-                    let changed = ops::apply_group_to_doc(&g.description, &members, &mut source, fields).map_err(match_error)?;
-                    Ok(changed.then(|| (hit.index.clone(), hit.id.clone(), source["texta_facts"].clone())))
+        let selection = super::index_runs::Selection {
+            indices: indices.to_vec(),
+            query: query.clone(),
+        };
+        self.run_over_documents(pk, &selection, APPLY_BATCH, 0, h, &|hits| {
+            super::index_runs::per_document(hits, |hit| {
+                let mut source = hit.source.clone();
+                let changed = ops::apply_group_to_doc(&g.description, &members, &mut source, fields).map_err(match_error)?;
+                Ok(super::index_runs::DocOutcome {
+                    update: changed.then(|| {
+                        let mut partial = Map::new();
+                        partial.insert("texta_facts".into(), source["texta_facts"].take());
+                        partial
+                    }),
+                    problems: Vec::new(),
                 })
-                .collect::<Result<Vec<_>>>()?
-                .into_iter()
-                .flatten()
-                .collect();
-            let mut by_index: BTreeMap<String, Vec<DocUpdate>> = BTreeMap::new();
-            for (index, doc_id, facts) in changed {
-                let mut partial = Map::new();
-                partial.insert("texta_facts".into(), facts);
-                by_index.entry(index).or_default().push((doc_id, partial));
-            }
-            for (index, updates) in by_index {
-                self.update_documents(&index, updates)?;
-            }
-            done += hits.len() as u64;
-            h.progress(done as i64, if total == 0 { 100.0 } else { done as f64 * 100.0 / total as f64 })
+            })
         })
     }
 }

@@ -36,7 +36,9 @@ pub struct TaggerGroupOut {
     pub tagger_status: TaggerStatus,
     pub tagger_params: Option<TaggerParams>,
     pub tagger_statistics: Option<TaggerStatistics>,
-    /// The latest apply_to_index run (null before the first).
+    /// The latest apply_to_index run; absent before the first, so that answers stay the
+    /// reference's (2.10.3) until a model is applied.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub task: Option<TaskOut>,
 }
 

@@ -62,7 +62,7 @@ fn regex_tagger_writes_match_facts_and_a_second_run_replaces_them() {
     let p = format!("/projects/{pk}");
     s.post(&format!("{p}/regex_taggers/"), Some(&t), &json!({"description": "vargus", "lexicon": ["varas", "varga"]}))
         .ok(201);
-    assert_eq!(s.get(&format!("{p}/regex_taggers/1/"), Some(&t)).ok(200)["task"], Value::Null);
+    assert!(s.get(&format!("{p}/regex_taggers/1/"), Some(&t)).ok(200).get("task").is_none());
     let apply = |body: Value| s.post(&format!("{p}/regex_taggers/1/apply_to_index/"), Some(&t), &body);
     apply(json!({"description": "run", "fields": ["text"], "indices": [{"name": "news"}],
                  "query": "{\"query\": {\"match\": {\"label\": \"crime\"}}}"}))
@@ -194,5 +194,5 @@ fn bad_requests_get_the_reference_messages() {
     );
     assert_eq!(r.status, 400, "{}", r.text);
     assert!(r.json()["detail"].is_string(), "{}", r.text);
-    assert_eq!(s.get(&format!("{p}/regex_taggers/1/"), Some(&t)).ok(200)["task"], Value::Null);
+    assert!(s.get(&format!("{p}/regex_taggers/1/"), Some(&t)).ok(200).get("task").is_none());
 }
