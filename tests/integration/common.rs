@@ -512,7 +512,9 @@ pub fn project_resources(base: &str, id: i64) -> Value {
         "regex_taggers": format!("{p}/regex_taggers/"),
         "anonymizers": format!("{p}/anonymizers/"),
         "regex_tagger_groups": format!("{p}/regex_tagger_groups/"),
+        "mlp_index": format!("{p}/mlp_index/"),
         "mlp_texts": format!("{base}/mlp/texts/"),
+        "mlp_docs": format!("{base}/mlp/docs/"),
     })
 }
 
