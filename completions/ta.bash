@@ -64,6 +64,9 @@ _ta() {
             ta,mlp)
                 cmd="ta__subcmd__mlp"
                 ;;
+            ta,mlp-index)
+                cmd="ta__subcmd__mlp__subcmd__index"
+                ;;
             ta,project)
                 cmd="ta__subcmd__project"
                 ;;
@@ -334,6 +337,9 @@ _ta() {
             ta__subcmd__help,mlp)
                 cmd="ta__subcmd__help__subcmd__mlp"
                 ;;
+            ta__subcmd__help,mlp-index)
+                cmd="ta__subcmd__help__subcmd__mlp__subcmd__index"
+                ;;
             ta__subcmd__help,project)
                 cmd="ta__subcmd__help__subcmd__project"
                 ;;
@@ -487,6 +493,24 @@ _ta() {
             ta__subcmd__help__subcmd__mlp,train-en)
                 cmd="ta__subcmd__help__subcmd__mlp__subcmd__train__subcmd__en"
                 ;;
+            ta__subcmd__help__subcmd__mlp__subcmd__index,bulk-delete)
+                cmd="ta__subcmd__help__subcmd__mlp__subcmd__index__subcmd__bulk__subcmd__delete"
+                ;;
+            ta__subcmd__help__subcmd__mlp__subcmd__index,create)
+                cmd="ta__subcmd__help__subcmd__mlp__subcmd__index__subcmd__create"
+                ;;
+            ta__subcmd__help__subcmd__mlp__subcmd__index,delete)
+                cmd="ta__subcmd__help__subcmd__mlp__subcmd__index__subcmd__delete"
+                ;;
+            ta__subcmd__help__subcmd__mlp__subcmd__index,list)
+                cmd="ta__subcmd__help__subcmd__mlp__subcmd__index__subcmd__list"
+                ;;
+            ta__subcmd__help__subcmd__mlp__subcmd__index,retry)
+                cmd="ta__subcmd__help__subcmd__mlp__subcmd__index__subcmd__retry"
+                ;;
+            ta__subcmd__help__subcmd__mlp__subcmd__index,show)
+                cmd="ta__subcmd__help__subcmd__mlp__subcmd__index__subcmd__show"
+                ;;
             ta__subcmd__help__subcmd__project,create)
                 cmd="ta__subcmd__help__subcmd__project__subcmd__create"
                 ;;
@@ -504,6 +528,9 @@ _ta() {
                 ;;
             ta__subcmd__help__subcmd__project,update)
                 cmd="ta__subcmd__help__subcmd__project__subcmd__update"
+                ;;
+            ta__subcmd__help__subcmd__regex__subcmd__tagger,apply)
+                cmd="ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__apply"
                 ;;
             ta__subcmd__help__subcmd__regex__subcmd__tagger,bulk-delete)
                 cmd="ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__bulk__subcmd__delete"
@@ -574,6 +601,9 @@ _ta() {
             ta__subcmd__help__subcmd__saved__subcmd__search,show)
                 cmd="ta__subcmd__help__subcmd__saved__subcmd__search__subcmd__show"
                 ;;
+            ta__subcmd__help__subcmd__tagger,apply)
+                cmd="ta__subcmd__help__subcmd__tagger__subcmd__apply"
+                ;;
             ta__subcmd__help__subcmd__tagger,bulk-delete)
                 cmd="ta__subcmd__help__subcmd__tagger__subcmd__bulk__subcmd__delete"
                 ;;
@@ -612,6 +642,9 @@ _ta() {
                 ;;
             ta__subcmd__help__subcmd__tagger,train)
                 cmd="ta__subcmd__help__subcmd__tagger__subcmd__train"
+                ;;
+            ta__subcmd__help__subcmd__tagger__subcmd__group,apply)
+                cmd="ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__apply"
                 ;;
             ta__subcmd__help__subcmd__tagger__subcmd__group,bulk-delete)
                 cmd="ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__bulk__subcmd__delete"
@@ -654,6 +687,9 @@ _ta() {
                 ;;
             ta__subcmd__help__subcmd__task,show)
                 cmd="ta__subcmd__help__subcmd__task__subcmd__show"
+                ;;
+            ta__subcmd__help__subcmd__torchtagger,apply)
+                cmd="ta__subcmd__help__subcmd__torchtagger__subcmd__apply"
                 ;;
             ta__subcmd__help__subcmd__torchtagger,bulk-delete)
                 cmd="ta__subcmd__help__subcmd__torchtagger__subcmd__bulk__subcmd__delete"
@@ -790,6 +826,48 @@ _ta() {
             ta__subcmd__mlp__subcmd__help,train-en)
                 cmd="ta__subcmd__mlp__subcmd__help__subcmd__train__subcmd__en"
                 ;;
+            ta__subcmd__mlp__subcmd__index,bulk-delete)
+                cmd="ta__subcmd__mlp__subcmd__index__subcmd__bulk__subcmd__delete"
+                ;;
+            ta__subcmd__mlp__subcmd__index,create)
+                cmd="ta__subcmd__mlp__subcmd__index__subcmd__create"
+                ;;
+            ta__subcmd__mlp__subcmd__index,delete)
+                cmd="ta__subcmd__mlp__subcmd__index__subcmd__delete"
+                ;;
+            ta__subcmd__mlp__subcmd__index,help)
+                cmd="ta__subcmd__mlp__subcmd__index__subcmd__help"
+                ;;
+            ta__subcmd__mlp__subcmd__index,list)
+                cmd="ta__subcmd__mlp__subcmd__index__subcmd__list"
+                ;;
+            ta__subcmd__mlp__subcmd__index,retry)
+                cmd="ta__subcmd__mlp__subcmd__index__subcmd__retry"
+                ;;
+            ta__subcmd__mlp__subcmd__index,show)
+                cmd="ta__subcmd__mlp__subcmd__index__subcmd__show"
+                ;;
+            ta__subcmd__mlp__subcmd__index__subcmd__help,bulk-delete)
+                cmd="ta__subcmd__mlp__subcmd__index__subcmd__help__subcmd__bulk__subcmd__delete"
+                ;;
+            ta__subcmd__mlp__subcmd__index__subcmd__help,create)
+                cmd="ta__subcmd__mlp__subcmd__index__subcmd__help__subcmd__create"
+                ;;
+            ta__subcmd__mlp__subcmd__index__subcmd__help,delete)
+                cmd="ta__subcmd__mlp__subcmd__index__subcmd__help__subcmd__delete"
+                ;;
+            ta__subcmd__mlp__subcmd__index__subcmd__help,help)
+                cmd="ta__subcmd__mlp__subcmd__index__subcmd__help__subcmd__help"
+                ;;
+            ta__subcmd__mlp__subcmd__index__subcmd__help,list)
+                cmd="ta__subcmd__mlp__subcmd__index__subcmd__help__subcmd__list"
+                ;;
+            ta__subcmd__mlp__subcmd__index__subcmd__help,retry)
+                cmd="ta__subcmd__mlp__subcmd__index__subcmd__help__subcmd__retry"
+                ;;
+            ta__subcmd__mlp__subcmd__index__subcmd__help,show)
+                cmd="ta__subcmd__mlp__subcmd__index__subcmd__help__subcmd__show"
+                ;;
             ta__subcmd__project,create)
                 cmd="ta__subcmd__project__subcmd__create"
                 ;;
@@ -831,6 +909,9 @@ _ta() {
                 ;;
             ta__subcmd__project__subcmd__help,update)
                 cmd="ta__subcmd__project__subcmd__help__subcmd__update"
+                ;;
+            ta__subcmd__regex__subcmd__tagger,apply)
+                cmd="ta__subcmd__regex__subcmd__tagger__subcmd__apply"
                 ;;
             ta__subcmd__regex__subcmd__tagger,bulk-delete)
                 cmd="ta__subcmd__regex__subcmd__tagger__subcmd__bulk__subcmd__delete"
@@ -922,6 +1003,9 @@ _ta() {
             ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help,update)
                 cmd="ta__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__help__subcmd__update"
                 ;;
+            ta__subcmd__regex__subcmd__tagger__subcmd__help,apply)
+                cmd="ta__subcmd__regex__subcmd__tagger__subcmd__help__subcmd__apply"
+                ;;
             ta__subcmd__regex__subcmd__tagger__subcmd__help,bulk-delete)
                 cmd="ta__subcmd__regex__subcmd__tagger__subcmd__help__subcmd__bulk__subcmd__delete"
                 ;;
@@ -988,6 +1072,9 @@ _ta() {
             ta__subcmd__saved__subcmd__search__subcmd__help,show)
                 cmd="ta__subcmd__saved__subcmd__search__subcmd__help__subcmd__show"
                 ;;
+            ta__subcmd__tagger,apply)
+                cmd="ta__subcmd__tagger__subcmd__apply"
+                ;;
             ta__subcmd__tagger,bulk-delete)
                 cmd="ta__subcmd__tagger__subcmd__bulk__subcmd__delete"
                 ;;
@@ -1030,6 +1117,9 @@ _ta() {
             ta__subcmd__tagger,train)
                 cmd="ta__subcmd__tagger__subcmd__train"
                 ;;
+            ta__subcmd__tagger__subcmd__group,apply)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__apply"
+                ;;
             ta__subcmd__tagger__subcmd__group,bulk-delete)
                 cmd="ta__subcmd__tagger__subcmd__group__subcmd__bulk__subcmd__delete"
                 ;;
@@ -1066,6 +1156,9 @@ _ta() {
             ta__subcmd__tagger__subcmd__group,tag-text)
                 cmd="ta__subcmd__tagger__subcmd__group__subcmd__tag__subcmd__text"
                 ;;
+            ta__subcmd__tagger__subcmd__group__subcmd__help,apply)
+                cmd="ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__apply"
+                ;;
             ta__subcmd__tagger__subcmd__group__subcmd__help,bulk-delete)
                 cmd="ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__bulk__subcmd__delete"
                 ;;
@@ -1101,6 +1194,9 @@ _ta() {
                 ;;
             ta__subcmd__tagger__subcmd__group__subcmd__help,tag-text)
                 cmd="ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__tag__subcmd__text"
+                ;;
+            ta__subcmd__tagger__subcmd__help,apply)
+                cmd="ta__subcmd__tagger__subcmd__help__subcmd__apply"
                 ;;
             ta__subcmd__tagger__subcmd__help,bulk-delete)
                 cmd="ta__subcmd__tagger__subcmd__help__subcmd__bulk__subcmd__delete"
@@ -1168,6 +1264,9 @@ _ta() {
             ta__subcmd__task__subcmd__help,show)
                 cmd="ta__subcmd__task__subcmd__help__subcmd__show"
                 ;;
+            ta__subcmd__torchtagger,apply)
+                cmd="ta__subcmd__torchtagger__subcmd__apply"
+                ;;
             ta__subcmd__torchtagger,bulk-delete)
                 cmd="ta__subcmd__torchtagger__subcmd__bulk__subcmd__delete"
                 ;;
@@ -1203,6 +1302,9 @@ _ta() {
                 ;;
             ta__subcmd__torchtagger,train)
                 cmd="ta__subcmd__torchtagger__subcmd__train"
+                ;;
+            ta__subcmd__torchtagger__subcmd__help,apply)
+                cmd="ta__subcmd__torchtagger__subcmd__help__subcmd__apply"
                 ;;
             ta__subcmd__torchtagger__subcmd__help,bulk-delete)
                 cmd="ta__subcmd__torchtagger__subcmd__help__subcmd__bulk__subcmd__delete"
@@ -1277,7 +1379,7 @@ _ta() {
 
     case "${cmd}" in
         ta)
-            opts="-h -V --data-dir --search-url --server --token --as --json --help --version init serve health register login logout user project regex-tagger regex-tagger-group tagger tagger-group torchtagger embedding lexicon saved-search anonymizer mlp import search doc index core-variable task api completions man help"
+            opts="-h -V --data-dir --search-url --server --token --as --json --help --version init serve health register login logout user project regex-tagger regex-tagger-group tagger tagger-group torchtagger embedding lexicon saved-search anonymizer mlp mlp-index import search doc index core-variable task api completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3249,7 +3351,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help)
-            opts="init serve health register login logout user project regex-tagger regex-tagger-group tagger tagger-group torchtagger embedding lexicon saved-search anonymizer mlp import search doc index core-variable task api completions man help"
+            opts="init serve health register login logout user project regex-tagger regex-tagger-group tagger tagger-group torchtagger embedding lexicon saved-search anonymizer mlp mlp-index import search doc index core-variable task api completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4004,6 +4106,104 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__help__subcmd__mlp__subcmd__index)
+            opts="list show delete bulk-delete create retry"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__mlp__subcmd__index__subcmd__bulk__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__mlp__subcmd__index__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__mlp__subcmd__index__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__mlp__subcmd__index__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__mlp__subcmd__index__subcmd__retry)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__mlp__subcmd__index__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__help__subcmd__mlp__subcmd__bench)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -4131,7 +4331,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__regex__subcmd__tagger)
-            opts="list show delete bulk-delete create update tag-text tag multitag"
+            opts="list show delete bulk-delete create update tag-text tag multitag apply"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4271,6 +4471,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__group__subcmd__update)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__regex__subcmd__tagger__subcmd__apply)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -4537,7 +4751,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__tagger)
-            opts="list show delete bulk-delete export import create train tag-text tag features stop-words retrain"
+            opts="list show delete bulk-delete export import create train tag-text tag features stop-words retrain apply"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4551,8 +4765,22 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__tagger__subcmd__group)
-            opts="list show delete bulk-delete export import create tag-text tag models retrain"
+            opts="list show delete bulk-delete export import create tag-text tag models retrain apply"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -4705,6 +4933,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__tagger__subcmd__group__subcmd__tag__subcmd__text)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__tagger__subcmd__apply)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -4957,8 +5199,22 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__torchtagger)
-            opts="list show delete bulk-delete export import create train tag-text tag retrain"
+            opts="list show delete bulk-delete export import create train tag-text tag retrain apply"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__torchtagger__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -6082,6 +6338,404 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__mlp__subcmd__index)
+            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete create retry help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__index__subcmd__bulk__subcmd__delete)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__index__subcmd__create)
+            opts="-h --project --description --index --field --query --analyzer --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --description)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --analyzer)
+                    COMPREPLY=($(compgen -W "lemmas pos_tags transliteration ner contacts entities namemail bounded" -- "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__index__subcmd__delete)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__index__subcmd__help)
+            opts="list show delete bulk-delete create retry help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__index__subcmd__help__subcmd__bulk__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__index__subcmd__help__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__index__subcmd__help__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__index__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__index__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__index__subcmd__help__subcmd__retry)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__index__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__index__subcmd__list)
+            opts="-h --project --ordering --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ordering)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__index__subcmd__retry)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__mlp__subcmd__index__subcmd__show)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__mlp__subcmd__bench)
             opts="-h --corpus --peers --export --export-train --sentences --lang-sentences --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -6625,7 +7279,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger)
-            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete create update tag-text tag multitag help"
+            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete create update tag-text tag multitag apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -7228,6 +7882,72 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__regex__subcmd__tagger__subcmd__apply)
+            opts="-h --project --description --fact-name --index --field --query --bulk-size --fact-value --no-spans --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --description)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fact-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bulk-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fact-value)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__bulk__subcmd__delete)
             opts="-h --project --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -7399,8 +8119,22 @@ _ta() {
             return 0
             ;;
         ta__subcmd__regex__subcmd__tagger__subcmd__help)
-            opts="list show delete bulk-delete create update tag-text tag multitag help"
+            opts="list show delete bulk-delete create update tag-text tag multitag apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__regex__subcmd__tagger__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -8317,7 +9051,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__tagger)
-            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete export import create train tag-text tag features stop-words retrain help"
+            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete export import create train tag-text tag features stop-words retrain apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -8351,12 +9085,86 @@ _ta() {
             return 0
             ;;
         ta__subcmd__tagger__subcmd__group)
-            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete export import create tag-text tag models retrain help"
+            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete export import create tag-text tag models retrain apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__apply)
+            opts="-h --project --description --fact-name --index --field --query --bulk-size --lemmatize --use-ner --n-similar-docs --n-candidate-tags --max-tags --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --description)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fact-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bulk-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --n-similar-docs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --n-candidate-tags)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tags)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --data-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -8581,8 +9389,22 @@ _ta() {
             return 0
             ;;
         ta__subcmd__tagger__subcmd__group__subcmd__help)
-            opts="list show delete bulk-delete export import create tag-text tag models retrain help"
+            opts="list show delete bulk-delete export import create tag-text tag models retrain apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__group__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -9048,6 +9870,72 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__tagger__subcmd__apply)
+            opts="-h --project --description --fact-name --index --field --query --bulk-size --fact-value --lemmatize --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --description)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fact-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bulk-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fact-value)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__tagger__subcmd__bulk__subcmd__delete)
             opts="-h --project --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -9283,8 +10171,22 @@ _ta() {
             return 0
             ;;
         ta__subcmd__tagger__subcmd__help)
-            opts="list show delete bulk-delete export import create train tag-text tag features stop-words retrain help"
+            opts="list show delete bulk-delete export import create train tag-text tag features stop-words retrain apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -10043,12 +10945,78 @@ _ta() {
             return 0
             ;;
         ta__subcmd__torchtagger)
-            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete export import create train tag-text tag retrain help"
+            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete export import create train tag-text tag retrain apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__torchtagger__subcmd__apply)
+            opts="-h --project --description --fact-name --index --field --query --bulk-size --fact-value --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --description)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fact-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bulk-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fact-value)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --data-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -10277,8 +11245,22 @@ _ta() {
             return 0
             ;;
         ta__subcmd__torchtagger__subcmd__help)
-            opts="list show delete bulk-delete export import create train tag-text tag retrain help"
+            opts="list show delete bulk-delete export import create train tag-text tag retrain apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__torchtagger__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

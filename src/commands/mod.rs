@@ -3,6 +3,7 @@
 //! the same JSON bodies, and the result is rendered as JSON or a readable table.
 mod accounts;
 mod anonymizer;
+mod apply;
 mod batch;
 mod choice;
 mod client;
@@ -11,6 +12,7 @@ mod embeddings;
 mod indices;
 mod lists;
 mod mlp;
+mod mlp_index;
 mod output;
 mod progress;
 mod projects;
@@ -114,6 +116,9 @@ pub enum Command {
     Anonymizer(anonymizer::AnonymizerCmd),
     /// Language processing: tokens, lemmas, POS tags, language and facts of a text or a JSONL stream
     Mlp(mlp::MlpArgs),
+    /// Language processing over the documents of indices: `<field>_mlp` and facts written into each
+    #[command(subcommand, name = "mlp-index")]
+    MlpIndex(mlp_index::MlpIndexCmd),
     /// Import a dataset file (jsonl, csv, xlsx/xls) into a search index
     Import(indices::ImportArgs),
     /// Stream the documents matching a query as JSON lines
@@ -337,6 +342,7 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
                 Command::SavedSearch(c) => lists::saved_search(&t, c),
                 Command::Embedding(c) => embeddings::run(&t, c),
                 Command::Mlp(a) => mlp::run(&t, a),
+                Command::MlpIndex(c) => mlp_index::run(&t, c),
                 Command::Import(a) => indices::import(&t, a),
                 Command::Search(a) => indices::search(&t, a),
                 Command::Doc(c) => indices::doc(&t, c),

@@ -1,10 +1,11 @@
 //! `ta regex-tagger ...` and `ta regex-tagger-group ...`: manage taggers and groups, tag
 //! one text, or tag a JSONL stream.
 use super::resources::{self, project_for, ProjectFlag, StandardCmd};
+use super::apply::{self, ApplyArgs, FactValue};
 use super::{batch, choice, Target};
+use crate::engine::apply::ApplyModel;
 use crate::engine::error::{Error, Result};
 use crate::engine::regex_tagger::{MatchType, Operator};
-use crate::engine::regex_taggers::RegexTaggerGroups;
 use crate::engine::resources::Kind;
 use clap::{Args, Subcommand};
 use serde_json::{json, Map, Value};
@@ -116,6 +117,16 @@ pub enum TaggerCmd {
         taggers: Vec<i64>,
         /// The text
         text: String,
+    },
+    /// Write the tagger's matches in the fields of an index's documents as facts (a task)
+    Apply {
+        #[command(flatten)]
+        a: ApplyArgs,
+        #[command(flatten)]
+        v: FactValue,
+        /// Write "[[0, 0]]" instead of each match's span
+        #[arg(long)]
+        no_spans: bool,
     },
 }
 
@@ -242,6 +253,10 @@ fn tag_stream(t: &Target, kind: Kind, pk: i64, b: &BatchArgs) -> Result<()> {
 pub fn tagger(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
     let out = match c {
         TaggerCmd::Standard(c) => return resources::run(t, Kind::RegexTagger, c),
+        TaggerCmd::Apply { a, v, no_spans } => {
+            let extra = apply::options(&[("new_fact_value", v.fact_value.clone().map(Value::from)), ("add_spans", Some(json!(!no_spans)))]);
+            apply::run(t, ApplyModel::RegexTagger, a, extra)?
+        }
         TaggerCmd::Create { project, args } => {
             let b = tagger_body(args)?;
             t.request("POST", &format!("/projects/{project}/regex_taggers/"), Some(&b))?
@@ -321,18 +336,9 @@ pub fn group(t: &Target, c: &GroupCmd) -> Result<Option<Value>> {
             if let Some(q) = query {
                 body["query"] = serde_json::from_str(q).map_err(|e| Error::BadRequest(format!("--query is not JSON: {e}")))?;
             }
-            let group = format!("/projects/{pk}/regex_tagger_groups/{id}/");
-            let done = match t {
-                Target::Local { engine, ctx } => {
-                    engine.start_apply_tagger_group(ctx, pk, *id, &body, Some(super::progress::observer()))?;
-                    serde_json::to_value(engine.get_of::<RegexTaggerGroups>(ctx, pk, *id)?).map_err(Error::internal)?
-                }
-                Target::Remote(c) => {
-                    c.send("POST", &format!("{group}apply_tagger_group/"), Some(&body))?;
-                    super::progress::follow(c, &group)?
-                }
-            };
-            super::progress::check(done)?
+resources::task_action(t, (Kind::RegexTaggerGroup, pk, *id), ("apply_tagger_group", &body), |e, ctx, observer| {
+                e.start_apply_tagger_group(ctx, pk, *id, &body, Some(observer)).map(drop)
+            })?
         }
     };
     Ok(Some(out))

@@ -127,8 +127,29 @@ pub fn trained(t: &Target, kind: Kind, pk: i64, created: &Value) -> Result<Value
     super::progress::check(done)
 }
 
-/// Trains resource `id` of `kind` again and waits for it: locally `start` runs the training
-/// in the foreground with a bar; remotely `POST <id>/retrain_tagger/`, then the task is followed.
+/// Runs a task of resource `id` of `kind` and waits for it, returning the resource: locally
+/// `start` runs it in the foreground with a bar; remotely `POST <id>/<action>/` with `body`
+/// starts it, then the task is followed.
+pub fn task_action(
+    t: &Target,
+    (kind, pk, id): (Kind, i64, i64),
+    (action, body): (&str, &Value),
+    start: impl FnOnce(&std::sync::Arc<crate::engine::Engine>, &crate::engine::Ctx, crate::engine::tasks::Observer) -> Result<()>,
+) -> Result<Value> {
+    let path = format!("/projects/{pk}/{}/{id}/", kind.route());
+    match t {
+        Target::Local { engine, ctx } => {
+            start(engine, ctx, super::progress::observer())?;
+            super::progress::check(t.request("GET", &path, None)?)
+        }
+        Target::Remote(c) => {
+            c.send("POST", &format!("{path}{action}/"), Some(body))?;
+            super::progress::check(super::progress::follow(c, &path)?)
+        }
+    }
+}
+
+/// Trains resource `id` of `kind` again and waits for it (`retrain_tagger`).
 pub fn retrain(
     t: &Target,
     kind: Kind,
@@ -136,17 +157,9 @@ pub fn retrain(
     id: i64,
     start: impl FnOnce(&std::sync::Arc<crate::engine::Engine>, crate::engine::tasks::Observer) -> Result<i64>,
 ) -> Result<Value> {
-    let path = format!("/projects/{pk}/{}/{id}/", kind.route());
-    match t {
-        Target::Local { engine, .. } => {
-            start(engine, super::progress::observer())?;
-            super::progress::check(t.request("GET", &path, None)?)
-        }
-        Target::Remote(c) => {
-            c.send("POST", &format!("{path}retrain_tagger/"), Some(&json!({})))?;
-            super::progress::check(super::progress::follow(c, &path)?)
-        }
-    }
+    task_action(t, (kind, pk, id), ("retrain_tagger", &json!({})), |e, _, observer| {
+        start(e, observer).map(drop)
+    })
 }
 
 pub fn project_for(t: &Target, p: &ProjectFlag, kind: Kind, id: i64) -> Result<i64> {

@@ -3,7 +3,9 @@
 //! members that similar documents propose; list and retrain the members; export and import.
 use super::resources::{self, project_for, ProjectFlag, StandardCmd, TransferCmd};
 use super::taggers::{SampleArgs, SettingsArgs};
+use super::apply::{self, ApplyArgs};
 use super::{batch, Target};
+use crate::engine::apply::ApplyModel;
 use crate::engine::error::{Error, Result};
 use crate::engine::resources::Kind;
 use crate::engine::tagger_groups::{MemberObserver, MemberUpdate};
@@ -77,6 +79,26 @@ pub enum TaggerGroupCmd {
         id: i64,
         #[command(flatten)]
         p: ProjectFlag,
+    },
+    /// Tag the fields of an index's documents with the group and write its tags as facts (a task)
+    Apply {
+        #[command(flatten)]
+        a: ApplyArgs,
+        /// Lemmatize the text before tagging
+        #[arg(long)]
+        lemmatize: bool,
+        /// Also tag with members named by the text's entities
+        #[arg(long)]
+        use_ner: bool,
+        /// Similar documents whose facts propose the candidate members [default: 25]
+        #[arg(long)]
+        n_similar_docs: Option<i64>,
+        /// Candidate members run per text [default: 25]
+        #[arg(long)]
+        n_candidate_tags: Option<i64>,
+        /// Most tagger tags per field [default: 10000]
+        #[arg(long)]
+        max_tags: Option<i64>,
     },
 }
 
@@ -159,6 +181,23 @@ pub fn run(t: &Target, c: &TaggerGroupCmd) -> Result<Option<Value>> {
         TaggerGroupCmd::Models { id, p } => {
             let pk = project_for(t, p, Kind::TaggerGroup, *id)?;
             t.request("GET", &format!("/projects/{pk}/tagger_groups/{id}/models_list/"), None)?
+        }
+        TaggerGroupCmd::Apply {
+            a,
+            lemmatize,
+            use_ner,
+            n_similar_docs,
+            n_candidate_tags,
+            max_tags,
+        } => {
+            let extra = apply::options(&[
+                ("lemmatize", Some(json!(lemmatize))),
+                ("use_ner", Some(json!(use_ner))),
+                ("n_similar_docs", n_similar_docs.map(Value::from)),
+                ("n_candidate_tags", n_candidate_tags.map(Value::from)),
+                ("max_tags", max_tags.map(Value::from)),
+            ]);
+            apply::run(t, ApplyModel::TaggerGroup, a, extra)?
         }
         TaggerGroupCmd::Retrain { id, p } => {
             let pk = project_for(t, p, Kind::TaggerGroup, *id)?;

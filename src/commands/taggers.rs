@@ -2,7 +2,9 @@
 //! file, tag one text or a JSONL stream, inspect features and stop words, retrain.
 use super::regex::BatchArgs;
 use super::resources::{self, project_for, ProjectFlag, StandardCmd, TransferCmd};
+use super::apply::{self, ApplyArgs, FactValue};
 use super::{batch, choice, progress, Target};
+use crate::engine::apply::ApplyModel;
 use crate::engine::classifier::{ClassifierKind, VectorizerKind};
 use crate::engine::error::{Error, Result};
 use crate::engine::resources::Kind;
@@ -173,6 +175,16 @@ pub enum TaggerCmd {
         #[command(flatten)]
         p: ProjectFlag,
     },
+    /// Tag the fields of an index's documents and write the positive results as facts (a task)
+    Apply {
+        #[command(flatten)]
+        a: ApplyArgs,
+        #[command(flatten)]
+        v: FactValue,
+        /// Lemmatize the text before tagging
+        #[arg(long)]
+        lemmatize: bool,
+    },
 }
 
 pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
@@ -264,6 +276,10 @@ pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
                 Some(words) => t.request("POST", &path, Some(&json!({"text": words})))?,
                 None => t.request("GET", &path, None)?,
             }
+        }
+        TaggerCmd::Apply { a, v, lemmatize } => {
+            let extra = apply::options(&[("new_fact_value", v.fact_value.clone().map(Value::from)), ("lemmatize", Some(json!(lemmatize)))]);
+            apply::run(t, ApplyModel::Tagger, a, extra)?
         }
         TaggerCmd::Retrain { id, p } => {
             let pk = project_for(t, p, Kind::Tagger, *id)?;

@@ -3,7 +3,9 @@
 //! import.
 use super::regex::BatchArgs;
 use super::resources::{self, project_for, ProjectFlag, StandardCmd, TransferCmd};
+use super::apply::{self, ApplyArgs, FactValue};
 use super::{batch, choice, progress, Target};
+use crate::engine::apply::ApplyModel;
 use crate::engine::error::{Error, Result};
 use crate::engine::neural::{Architecture, Optimizer};
 use crate::engine::resources::Kind;
@@ -131,6 +133,13 @@ pub enum TorchTaggerCmd {
         #[command(flatten)]
         p: ProjectFlag,
     },
+    /// Tag the fields of an index's documents and write the predictions as facts (a task)
+    Apply {
+        #[command(flatten)]
+        a: ApplyArgs,
+        #[command(flatten)]
+        v: FactValue,
+    },
 }
 
 pub fn run(t: &Target, c: &TorchTaggerCmd) -> Result<Option<Value>> {
@@ -233,6 +242,10 @@ pub fn run(t: &Target, c: &TorchTaggerCmd) -> Result<Option<Value>> {
             let pk = project_for(t, p, Kind::TorchTagger, b.id)?;
             tag_stream(t, pk, b)?;
             return Ok(None);
+        }
+        TorchTaggerCmd::Apply { a, v } => {
+            let extra = apply::options(&[("new_fact_value", v.fact_value.clone().map(Value::from))]);
+            apply::run(t, ApplyModel::TorchTagger, a, extra)?
         }
         TorchTaggerCmd::Retrain { id, p } => {
             let pk = project_for(t, p, Kind::TorchTagger, *id)?;

@@ -196,3 +196,52 @@ fn bad_requests_get_the_reference_messages() {
     assert!(r.json()["detail"].is_string(), "{}", r.text);
     assert!(s.get(&format!("{p}/regex_taggers/1/"), Some(&t)).ok(200).get("task").is_none());
 }
+
+/// `ta regex-tagger apply`, `ta tagger apply` and `ta mlp-index create|retry` locally and
+/// against a server: the same resources, the same documents afterwards.
+#[test]
+fn cli_apply_local_and_remote_give_the_same_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("news.jsonl");
+    std::fs::write(&file, corpus()).unwrap();
+    let server = Server::start();
+    let token = server.admin_token();
+    let remote_env = [("TA_SERVER", Some(server.origin.as_str())), ("TA_TOKEN", Some(token.as_str()))];
+    let with_language = std::env::var_os("TA_MLP_DATA").is_some() || ta::engine::default_data_dir().join("mlp").is_dir();
+    let run = |data: &std::path::Path, env: &[(&str, Option<&str>)]| -> Vec<Value> {
+        let ta = |args: &[&str]| common::ta_env(data, args, env);
+        let file = file.to_str().unwrap();
+        ta(&["project", "create", "--title", "p", "--json"]).ok();
+        ta(&["import", "--project", "1", "--index", "news", "--description", "d", file, "--json"]).ok();
+        ta(&["regex-tagger", "create", "--project", "1", "--description", "vargus", "--lexicon", "varas", "--json"]).ok();
+        let mut outs = vec![ta(&["regex-tagger", "apply", "1", "--field", "text", "--fact-value", "V", "--no-spans", "--json"]).ok()];
+        let query = r#"{"query": {"match": {"label": "crime"}}}"#;
+        ta(&["tagger", "create", "--project", "1", "--description", "crime", "--field", "text", "--query", query, "--json"]).ok();
+        outs.push(ta(&["tagger", "apply", "1", "--field", "text", "--fact-name", "TOPIC", "--json"]).ok());
+        let failed = ta(&["tagger", "apply", "1", "--field", "nope", "--fact-name", "T"]).fails(3);
+        outs.push(json!(failed));
+        if with_language {
+            outs.push(ta(&["mlp-index", "create", "--project", "1", "--field", "text", "--analyzer", "lemmas", "--json"]).ok());
+            outs.push(ta(&["mlp-index", "retry", "1", "--json"]).ok());
+        }
+        // Every document's source (ids are generated), in one order.
+        let found = ta(&["search", "--project", "1", r#"{"match_all": {}}"#]);
+        let mut docs: Vec<Value> = found.stdout.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["_source"].clone()).collect();
+        docs.sort_by_key(|d| (d["label"].as_str().unwrap_or_default().to_string(), d["n"].as_i64()));
+        outs.push(json!(docs));
+        outs
+    };
+    let local = run(dir.path(), &[]);
+    let remote = run(dir.path(), &remote_env);
+    let local: Vec<Value> = local
+        .iter()
+        .map(|v| common::replace_in(&common::normalize(v), "http://127.0.0.1:8000/api/v1", &server.base))
+        .collect();
+    let remote: Vec<Value> = remote.iter().map(common::normalize).collect();
+    assert_eq!(local, remote);
+    assert_eq!(local[0]["task"]["num_processed"], 40, "{}", local[0]);
+    assert_eq!(local[1]["task"]["status"], "completed", "{}", local[1]);
+    let docs = local.last().unwrap().as_array().unwrap();
+    let crime = docs.iter().find(|d| d["label"] == "crime").unwrap();
+    assert!(crime["texta_facts"].as_array().unwrap().contains(&json!({"fact": "TOPIC", "str_val": "crime", "doc_path": "text", "spans": "[[0, 0]]"})), "{crime}");
+}
