@@ -245,3 +245,37 @@ fn cli_apply_local_and_remote_give_the_same_results() {
     let crime = docs.iter().find(|d| d["label"] == "crime").unwrap();
     assert!(crime["texta_facts"].as_array().unwrap().contains(&json!({"fact": "TOPIC", "str_val": "crime", "doc_path": "text", "spans": "[[0, 0]]"})), "{crime}");
 }
+
+/// Applies model `path` (`/projects/{p}/<kind>/{id}/`) over field `text` under fact name
+/// `fact` with the extra request `options`, and checks the property of `collection.md`
+/// §2.2 on every document: its facts of that name are exactly the values `tag_text` gives
+/// its text (`expected`: the values from a tag_text answer).
+pub fn assert_apply_matches_tag_text(s: &Server, t: &str, pk: i64, path: &str, options: Value, expected: impl Fn(&Value) -> Vec<String>) {
+    let mut body = json!({"description": "apply", "new_fact_name": "APPLIED", "fields": ["text"]});
+    body.as_object_mut().unwrap().extend(options.as_object().cloned().unwrap_or_default());
+    s.post(&format!("{path}apply_to_index/"), Some(t), &body).ok(201);
+    let done = s.settle(t, path);
+    assert_eq!(done["task"]["status"], "completed", "{done}");
+    let hits = s
+        .post(&format!("/projects/{pk}/search_by_query/"), Some(t), &json!({"query": {"query": {"match_all": {}}, "size": 1000}}))
+        .ok(200);
+    let mut positives = 0;
+    for hit in hits["results"].as_array().unwrap() {
+        let doc = &hit["doc"];
+        let text = doc["text"].as_str().unwrap();
+        let mut tag_body = json!({"text": text});
+        tag_body.as_object_mut().unwrap().extend(options.as_object().cloned().unwrap_or_default());
+        let answer = s.post(&format!("{path}tag_text/"), Some(t), &tag_body).ok(200);
+        let want: Vec<Value> = expected(&answer)
+            .iter()
+            .map(|v| json!({"fact": "APPLIED", "str_val": v, "doc_path": "text", "spans": "[[0, 0]]"}))
+            .collect();
+        let got: Vec<Value> = doc["texta_facts"]
+            .as_array()
+            .map(|f| f.iter().filter(|f| f["fact"] == "APPLIED").cloned().collect())
+            .unwrap_or_default();
+        assert_eq!(got, want, "{text}: {answer}");
+        positives += got.len();
+    }
+    assert!(positives > 0, "some document is tagged");
+}

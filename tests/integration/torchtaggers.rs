@@ -255,6 +255,11 @@ fn torchtagger_fact_mode_embeddings_and_failures() {
         .clone();
     assert!(["crime", "weather", "sport"].contains(&result.as_str().unwrap()), "{result}");
 
+    // Applied to the index: each document gets the class tag_text predicts for its text.
+    crate::apply::assert_apply_matches_tag_text(&s, &t, pk, &format!("{url}{}/", topics["id"]), json!({}), |answer| {
+        vec![answer["result"].as_str().unwrap().to_string()]
+    });
+
     // One qualifying value: that value against the rest.
     let one = s
         .post(
