@@ -123,6 +123,9 @@ impl Engine {
         if selection.indices.is_empty() {
             return Err(Error::BadRequest("no indices: the project has no open indices".into()));
         }
+        for index in &selection.indices {
+            self.search.ensure_fact_mapping(index)?;
+        }
         let total = already + self.count_documents(&selection.indices, &selection.query)?;
         h.set_total(total as i64)?;
         let percent = |done: u64| if total == 0 { 100.0 } else { done as f64 * 100.0 / total as f64 };

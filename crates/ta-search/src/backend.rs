@@ -129,6 +129,12 @@ pub trait SearchBackend: Send + Sync {
     fn start_merges(&self) -> Result<()> {
         Ok(())
     }
+    /// Makes `texta_facts` of `index` nested facts before a run writes facts into documents
+    /// that may not have had any (TEXTA adds its fact mapping so); an index whose
+    /// `texta_facts` is mapped otherwise is an error. The embedded store always has them.
+    fn ensure_fact_mapping(&self, _index: &str) -> Result<()> {
+        Ok(())
+    }
     /// Merges each partial object into the stored `_source` (top-level keys replaced, like an
     /// Elasticsearch partial update); durable once this returns.
     fn bulk_update(&self, index: &str, updates: Vec<(String, Map<String, Value>)>) -> Result<BulkResult>;

@@ -288,6 +288,16 @@ fn create_index_maps_facts_nested_and_is_idempotent() {
 }
 
 #[test]
+fn fact_mapping_is_added_before_facts_are_written_and_a_conflict_is_refused() {
+    let mock = Mock::start("indices.json", "fact_mapping");
+    let es = mock.backend();
+    es.ensure_fact_mapping("texts").unwrap();
+    let err = es.ensure_fact_mapping("flat").unwrap_err().to_string();
+    assert!(err.contains("can't merge a non-nested mapping [texta_facts]"), "{err}");
+    mock.finish();
+}
+
+#[test]
 fn delete_index_reports_a_missing_index() {
     let mock = Mock::start("indices.json", "delete");
     let es = mock.backend();
