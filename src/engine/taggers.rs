@@ -701,7 +701,7 @@ impl Engine {
     /// new one is written.
     pub fn retrain_tagger(self: &Arc<Self>, ctx: &Ctx, pk: i64, id: i64) -> Result<super::operations::taggers::SuccessOut> {
         self.check_project_access(ctx, pk)?;
-        self.resource(Kind::Tagger, pk, id)?;
+        self.idle_resource(Kind::Tagger, pk, id)?;
         self.start_tagger_training(pk, id, None, None)?;
         Ok(super::operations::taggers::SuccessOut {
             success: "retraining task created".into(),

@@ -536,7 +536,7 @@ impl Engine {
     /// until the new one is written.
     pub fn retrain_torchtagger(self: &Arc<Self>, ctx: &Ctx, pk: i64, id: i64) -> Result<super::operations::taggers::SuccessOut> {
         self.check_project_access(ctx, pk)?;
-        self.resource(Kind::TorchTagger, pk, id)?;
+        self.idle_resource(Kind::TorchTagger, pk, id)?;
         self.start_torchtagger_training(pk, id, None, None)?;
         Ok(super::operations::taggers::SuccessOut {
             success: "retraining task created".into(),

@@ -279,3 +279,24 @@ pub fn assert_apply_matches_tag_text(s: &Server, t: &str, pk: i64, path: &str, o
     }
     assert!(positives > 0, "some document is tagged");
 }
+
+/// A resource runs one task at a time: a second apply (or a retrain) while the first runs is
+/// refused, and the first is not disturbed.
+#[test]
+fn a_model_runs_one_task_at_a_time() {
+    let s = Server::start();
+    let t = s.admin_token();
+    let pk = s.create_project(&t, "busy", &[])["id"].as_i64().unwrap();
+    let docs: String = (0..3000).map(|i| json!({"text": format!("varas number {i}")}).to_string() + "\n").collect();
+    s.import_jsonl(&t, pk, "news", &docs);
+    let p = format!("/projects/{pk}/regex_taggers/");
+    s.post(&p, Some(&t), &json!({"description": "vargus", "lexicon": ["varas"]})).ok(201);
+    let body = json!({"description": "run", "fields": ["text"], "bulk_size": 100});
+    s.post(&format!("{p}1/apply_to_index/"), Some(&t), &body).ok(201);
+    s.post(&format!("{p}1/apply_to_index/"), Some(&t), &body)
+        .expect(400, json!({"detail": "A task of this resource is still running."}));
+    let done = s.settle(&t, &format!("{p}1/"));
+    assert_eq!((&done["task"]["status"], &done["task"]["num_processed"]), (&json!("completed"), &json!(3000)));
+    s.post(&format!("{p}1/apply_to_index/"), Some(&t), &body).ok(201);
+    s.settle(&t, &format!("{p}1/"));
+}
