@@ -300,3 +300,25 @@ fn a_model_runs_one_task_at_a_time() {
     s.post(&format!("{p}1/apply_to_index/"), Some(&t), &body).ok(201);
     s.settle(&t, &format!("{p}1/"));
 }
+
+/// An index closed while a run writes into it fails the run with the reason; what was
+/// committed before stays.
+#[test]
+fn an_index_closed_mid_run_fails_the_run() {
+    let s = Server::start();
+    let t = s.admin_token();
+    let pk = s.create_project(&t, "closing", &[])["id"].as_i64().unwrap();
+    let docs: String = (0..5000).map(|i| json!({"text": format!("varas number {i}")}).to_string() + "\n").collect();
+    s.import_jsonl(&t, pk, "news", &docs);
+    let p = format!("/projects/{pk}/regex_taggers/");
+    s.post(&p, Some(&t), &json!({"description": "vargus", "lexicon": ["varas"]})).ok(201);
+    s.post(&format!("{p}1/apply_to_index/"), Some(&t), &json!({"description": "run", "fields": ["text"], "bulk_size": 100}))
+        .ok(201);
+    s.patch("/index/1/", Some(&t), &json!({"is_open": false})).ok(200);
+    let done = s.settle(&t, &format!("{p}1/"));
+    assert_eq!(
+        (&done["task"]["status"], &done["task"]["errors"]),
+        (&json!("failed"), &json!("[\"index news is not available\"]")),
+        "{done}"
+    );
+}
