@@ -138,6 +138,13 @@ pub trait SearchBackend: Send + Sync {
     /// Merges each partial object into the stored `_source` (top-level keys replaced, like an
     /// Elasticsearch partial update); durable once this returns.
     fn bulk_update(&self, index: &str, updates: Vec<(String, Map<String, Value>)>) -> Result<BulkResult>;
+    /// As `bulk_update`, for documents the caller has just read (`current`, their
+    /// `_source` then): a store that rewrites whole documents merges each partial into that
+    /// instead of reading the document again (a change made between the read and this write
+    /// is then overwritten). Stores that merge by themselves send the partials.
+    fn bulk_update_read(&self, index: &str, updates: Vec<(String, Value, Map<String, Value>)>) -> Result<BulkResult> {
+        self.bulk_update(index, updates.into_iter().map(|(id, _, partial)| (id, partial)).collect())
+    }
     fn get_document(&self, index: &str, id: &str) -> Result<Option<Hit>>;
     fn delete_document(&self, index: &str, id: &str) -> Result<bool>;
     /// Runs an Elasticsearch search body (`query`, `from`, `size`, `sort`, `_source`) and

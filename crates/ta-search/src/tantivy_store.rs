@@ -38,7 +38,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use serde_json::Value;
 use tantivy::collector::{Count, TopDocs};
 use tantivy::indexer::{LogMergePolicy, MergePolicy, UserOperation};
-use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery};
+use tantivy::query::{BooleanQuery, ConstScoreQuery, EnableScoring, Occur, Query, TermQuery, TermSetQuery};
 use tantivy::schema::{IndexRecordOption, JsonObjectOptions, Schema, TextFieldIndexing, Value as _, STORED, STRING};
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{
@@ -313,19 +313,30 @@ impl StoreIndex {
     }
 
     /// Adds documents to the writer (durable at the next commit), replacing stored ones with
-    /// the same id; records new field paths in the mapping file.
+    /// the same id (of a batch's documents with one id, the last); records new field paths in
+    /// the mapping file. The replaced documents and their facts go in one delete of a term
+    /// set, which reads only the term dictionary blocks holding the ids.
     fn add(&self, writer: &mut IndexWriter<StoreDoc>, docs: Vec<Pending>) -> Result<()> {
         let mut mapping = lock(&self.mapping);
         let mut changed = false;
-        for Pending { id, source, replace } in docs {
+        let mut last: HashMap<&str, usize> = HashMap::new();
+        for (i, d) in docs.iter().enumerate().filter(|(_, d)| d.replace) {
+            last.insert(&d.id, i);
+        }
+        if !last.is_empty() {
+            let terms = last
+                .keys()
+                .flat_map(|id| [Term::from_field_text(self.fields.id, id), Term::from_field_text(self.fields.parent, id)]);
+            writer.delete_query(Box::new(TermSetQuery::new(terms))).map_err(backend_err)?;
+        }
+        let kept: Vec<bool> = docs.iter().enumerate().map(|(i, d)| !d.replace || last.get(d.id.as_str()) == Some(&i)).collect();
+        for (Pending { id, source, .. }, keep) in docs.into_iter().zip(kept) {
+            if !keep {
+                continue;
+            }
             changed |= mapping.observe(source.tree());
             // one group: the document directly followed by its facts (`block_join.rs`)
-            let mut group = Vec::new();
-            if replace {
-                group.push(UserOperation::Delete(Term::from_field_text(self.fields.id, &id)));
-                group.push(UserOperation::Delete(Term::from_field_text(self.fields.parent, &id)));
-            }
-            group.extend(StoreDoc::group(self.fields, id, source).into_iter().map(UserOperation::Add));
+            let group: Vec<_> = StoreDoc::group(self.fields, id, source).into_iter().map(UserOperation::Add).collect();
             writer.run(group).map_err(backend_err)?;
         }
         if changed {
