@@ -119,6 +119,9 @@ pub enum Command {
     /// Language processing over the documents of indices: `<field>_mlp` and facts written into each
     #[command(subcommand, name = "mlp-index")]
     MlpIndex(mlp_index::MlpIndexCmd),
+    /// Language detection over the documents of indices: `<field>_mlp.language.detected` written into each
+    #[command(subcommand, name = "lang-index")]
+    LangIndex(mlp_index::LangIndexCmd),
     /// Import a dataset file (jsonl, csv, xlsx/xls) into a search index
     Import(indices::ImportArgs),
     /// Stream the documents matching a query as JSON lines
@@ -342,7 +345,8 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
                 Command::SavedSearch(c) => lists::saved_search(&t, c),
                 Command::Embedding(c) => embeddings::run(&t, c),
                 Command::Mlp(a) => mlp::run(&t, a),
-                Command::MlpIndex(c) => mlp_index::run(&t, c),
+                Command::MlpIndex(c) => mlp_index::mlp_index(&t, c),
+                Command::LangIndex(c) => mlp_index::lang_index(&t, c),
                 Command::Import(a) => indices::import(&t, a),
                 Command::Search(a) => indices::search(&t, a),
                 Command::Doc(c) => indices::doc(&t, c),

@@ -134,7 +134,7 @@ impl Engine {
         self.scan_documents(&selection.indices, &selection.query, batch.max(1), &mut |hits| {
             let outcomes = run(&hits)?;
             let open = self.project_indices(pk)?;
-            let mut writes: BTreeMap<&str, Vec<(String, Map<String, Value>)>> = BTreeMap::new();
+            let mut writes: BTreeMap<&str, Vec<(String, Value, Map<String, Value>)>> = BTreeMap::new();
             for (hit, outcome) in hits.iter().zip(outcomes) {
                 for p in outcome.problems {
                     if problems < MAX_PROBLEM_LINES {
@@ -143,14 +143,16 @@ impl Engine {
                     problems += 1;
                 }
                 if let Some(update) = outcome.update {
-                    writes.entry(&hit.index).or_default().push((hit.id.clone(), update));
+                    writes.entry(&hit.index).or_default().push((hit.id.clone(), hit.source.clone(), update));
                 }
             }
             if let Some(gone) = hits.iter().find(|hit| !open.contains(&hit.index)) {
                 return Err(Error::BadRequest(format!("index {} is not available", gone.index)));
             }
             for (index, updates) in writes {
-                self.update_documents(index, updates)?;
+                for r in self.search.bulk_update_read(index, updates)? {
+                    r.map_err(Error::Internal)?;
+                }
             }
             done += hits.len() as u64;
             h.progress(done as i64, percent(done))

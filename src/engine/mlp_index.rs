@@ -104,22 +104,32 @@ fn analyzers_of(names: &[String]) -> Result<Analyzers> {
     Analyzers::parse(names).map_err(Error::internal)
 }
 
-/// Sets `value` beside the field at dotted `path` (key `<last segment>_mlp` in the same
-/// object), walking objects as field lookups do; false when the path leads nowhere.
-fn set_beside(doc: &mut Map<String, Value>, path: &str, value: Value) -> bool {
+/// The object holding the field at dotted `path` and the field's key in it, walking objects
+/// as field lookups do (a literal dotted key first); None when the path leads nowhere.
+pub(crate) fn container_of<'a>(doc: &'a mut Map<String, Value>, path: &str) -> Option<(&'a mut Map<String, Value>, String)> {
     if doc.contains_key(path) {
-        doc.insert(format!("{path}_mlp"), value);
-        return true;
+        return Some((doc, path.to_string()));
     }
-    let keys: Vec<String> = doc
-        .keys()
-        .filter(|k| path.strip_prefix(k.as_str()).is_some_and(|rest| rest.starts_with('.')))
-        .cloned()
-        .collect();
-    keys.into_iter().any(|k| match doc.get_mut(&k) {
-        Some(Value::Object(inner)) => set_beside(inner, &path[k.len() + 1..], value.clone()),
-        _ => false,
-    })
+    let key = doc
+        .iter()
+        .find(|(k, v)| v.is_object() && path.strip_prefix(k.as_str()).is_some_and(|rest| rest.starts_with('.')))
+        .map(|(k, _)| k.clone())?;
+    match doc.get_mut(&key) {
+        Some(Value::Object(inner)) => container_of(inner, &path[key.len() + 1..]),
+        _ => None,
+    }
+}
+
+/// Sets `value` beside the field at dotted `path` (key `<last segment>_mlp` in the same
+/// object); false when the path leads nowhere.
+fn set_beside(doc: &mut Map<String, Value>, path: &str, value: Value) -> bool {
+    match container_of(doc, path) {
+        Some((object, key)) => {
+            object.insert(format!("{key}_mlp"), value);
+            true
+        }
+        None => false,
+    }
 }
 
 /// The text of a field for analysis: a string, or the strings of an array joined by a
@@ -344,6 +354,14 @@ impl Engine {
     }
 }
 
+/// The update of a run over indices: its `description` only (the run is not repeated).
+pub(crate) fn update_description(e: &Engine, kind: Kind, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
+    let mut f = Form::new(body, mode)?;
+    let description = f.string("description", Str::REQUIRED.max(1000));
+    f.finish()?;
+    e.update_resource(kind, r.id, description.as_deref().unwrap_or(&r.description), &r.config)
+}
+
 /// The mlp_index kind (`/projects/{pk}/mlp_index/`).
 pub struct MlpIndexes;
 
@@ -364,10 +382,7 @@ impl ResourceKind for MlpIndexes {
 
     /// Only `description` changes; the run is not repeated.
     fn update(e: &Engine, r: &Resource, body: &Value, mode: Mode) -> Result<()> {
-        let mut f = Form::new(body, mode)?;
-        let description = f.string("description", Str::REQUIRED.max(1000));
-        f.finish()?;
-        e.update_resource(Kind::MlpIndex, r.id, description.as_deref().unwrap_or(&r.description), &r.config)
+        update_description(e, Kind::MlpIndex, r, body, mode)
     }
 }
 

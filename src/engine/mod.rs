@@ -23,6 +23,7 @@ pub mod kinds;
 pub mod lexicons;
 pub use ta_mlp as mlp;
 pub use ta_text::lines;
+pub mod lang_index;
 pub mod language;
 pub mod mlp_index;
 pub mod models;

@@ -61,10 +61,11 @@ pub enum Kind {
     Lexicon,
     Search,
     MlpIndex,
+    LangIndex,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 12] = [
         Kind::RegexTagger,
         Kind::RegexTaggerGroup,
         Kind::Anonymizer,
@@ -76,6 +77,7 @@ impl Kind {
         Kind::Lexicon,
         Kind::Search,
         Kind::MlpIndex,
+        Kind::LangIndex,
     ];
 
     /// The kind's names, in one place: its tag in the state database, its route segment and
@@ -93,6 +95,7 @@ impl Kind {
             Kind::Lexicon => ("lexicon", "lexicons", "lexicon.Lexicon"),
             Kind::Search => ("search", "searches", "core.Search"),
             Kind::MlpIndex => ("mlp_index", "mlp_index", "mlp.MLPWorker"),
+            Kind::LangIndex => ("lang_index", "lang_index", "mlp.ApplyLangWorker"),
         }
     }
     pub fn tag(self) -> &'static str {

@@ -100,6 +100,8 @@ pub enum TaskKind {
     /// Language processing over indices by mlp_index `worker` (`resume`: a retry going on
     /// where the last run stopped).
     MlpIndex { worker: i64, resume: bool },
+    /// Language detection over indices by lang_index `worker` (`resume`: a retry).
+    LangIndex { worker: i64, resume: bool },
     /// Apply model `id` of kind `model` to indices, as user `user`.
     ApplyModel {
         model: super::apply::ApplyModel,
@@ -124,6 +126,7 @@ impl TaskKind {
             TaskKind::ApplyRegexTaggerGroup { .. } => "apply_regex_tagger_group",
             TaskKind::ApplyModel { .. } => "apply_to_index",
             TaskKind::MlpIndex { .. } => "mlp_index",
+            TaskKind::LangIndex { .. } => "lang_index",
         }
     }
 }
@@ -461,6 +464,7 @@ impl Engine {
                 self.launch_apply(&ctx, pk, group, indices, fields, query, None)?
             }
             TaskKind::MlpIndex { worker, .. } => self.rerun_mlp_index(pk, worker)?,
+            TaskKind::LangIndex { worker, .. } => self.rerun_lang_index(pk, worker, None)?,
             TaskKind::ApplyModel { model, id, user, request } => {
                 let ctx = Ctx {
                     user: self.user_by_id(user)?,

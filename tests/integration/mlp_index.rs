@@ -229,3 +229,43 @@ fn killed_run_keeps_committed_batches_and_a_retry_finishes_the_rest() {
     assert_eq!(done["task"]["total"].as_u64().unwrap(), processed + (2000 - kept));
     assert_eq!(done["task"]["num_processed"], done["task"]["total"]);
 }
+
+#[test]
+fn language_detection_over_an_index_and_of_a_text() {
+    if !have_data() {
+        return;
+    }
+    let s = Server::start();
+    let t = s.admin_token();
+    let pk = s.create_project(&t, "lang", &[])["id"].as_i64().unwrap();
+    put_docs(
+        &s,
+        &t,
+        pk,
+        json!([
+            {"_index": "news", "_id": "a", "_source": {"text": "Eesti Vabariigi valitsus kogunes täna hommikul erakorralisele istungile.", "text_mlp": {"lemmas": "x"}}},
+            {"_index": "news", "_id": "b", "_source": {"text": ["The government met this morning for an extraordinary session.", "Teine"]}},
+            {"_index": "news", "_id": "c", "_source": {"text": "12345 ..."}},
+            {"_index": "news", "_id": "d", "_source": {"other": 1}},
+        ]),
+    );
+    let p = format!("/projects/{pk}/lang_index/");
+    let created = s.post(&p, Some(&t), &json!({"description": "keel", "field": "text"})).ok(201);
+    assert_eq!(
+        (&created["field"], &created["query"], &created["indices"][0]["name"]),
+        (&json!("text"), &json!({"query": {"match_all": {}}}), &json!("news"))
+    );
+    let done = s.settle(&t, &format!("{p}1/"));
+    assert_eq!((&done["task"]["status"], &done["task"]["num_processed"]), (&json!("completed"), &json!(4)));
+    assert_eq!(doc(&s, &t, pk, "a")["text_mlp"], json!({"lemmas": "x", "language": {"detected": "et"}}));
+    assert_eq!(doc(&s, &t, pk, "b")["text_mlp"], json!({"language": {"detected": "en"}}));
+    assert_eq!(doc(&s, &t, pk, "c")["text_mlp"], json!({"language": {"detected": "UNK"}}));
+    assert_eq!(doc(&s, &t, pk, "d"), json!({"other": 1}));
+    s.post(&p, Some(&t), &json!({"description": "keel"}))
+        .expect(400, json!({"field": ["This field is required."]}));
+    s.post("/mlp/detect_lang/", Some(&t), &json!({"text": "Eesti Vabariigi valitsus kogunes täna hommikul."}))
+        .expect(200, json!({"language_code": "et", "language": "estonian"}));
+    s.post("/mlp/detect_lang/", Some(&t), &json!({"text": "12345"}))
+        .expect(400, json!({"detail": "Could not detect the language!"}));
+    s.post("/mlp/detect_lang/", Some(&t), &json!({})).expect(400, json!({"text": ["This field is required."]}));
+}

@@ -296,6 +296,17 @@ impl MlpEngine {
         self.detect_checked(text).unwrap_or(self.cfg.default_language)
     }
 
+    /// The most probable language of `text` among all the detector's profiles (an ISO 639-1
+    /// code, not only the configured languages; `/mlp/detect_lang/`, `lang_index`), or None
+    /// when it finds none; `Err` when the profiles did not load.
+    pub fn detect_any(&self, text: &str) -> Result<Option<String>, String> {
+        match &self.detector {
+            Ok(None) => Ok(Some(self.cfg.languages[0].code().to_string())),
+            Ok(Some(detector)) => Ok(detector.ranked(&html::normalize(text)).first().map(|(code, _)| code.to_string())),
+            Err(e) => Err(missing("language detection", e)),
+        }
+    }
+
     fn detect_checked(&self, text: &str) -> Result<Lang, String> {
         match &self.detector {
             Ok(None) => Ok(self.cfg.languages[0]),

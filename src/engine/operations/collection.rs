@@ -3,6 +3,7 @@
 //! and of sent documents (`/mlp/docs/`).
 use super::{analyses_text, crud, op, Operation};
 use crate::engine::apply::{ApplyIn, ApplyModel, ApplyOut};
+use crate::engine::lang_index::{DetectLangIn, DetectLangOut, LangIndexes};
 use crate::engine::mlp_index::{MessageOut, MlpDocsIn, MlpIndexes};
 use serde_json::Value;
 
@@ -11,9 +12,14 @@ pub fn operations() -> Vec<Operation> {
         .into_iter()
         .map(|o| if o.status == 201 { analyses_text(o) } else { o })
         .collect();
+    ops.extend(crud::operations::<LangIndexes>().into_iter().map(|o| if o.status == 201 { analyses_text(o) } else { o }));
     ops.extend([
         analyses_text(op!(Post "/projects/{project_pk}/mlp_index/{id}/retry/", "mlp_index", "Go on where the run stopped: the selected documents still without the output of a field (ta extension; a task)", [] => [MessageOut],
             |e, c| e.retry_mlp_index(c.ctx()?, c.pk()?, c.id("id")?, None)?)),
+        analyses_text(op!(Post "/projects/{project_pk}/lang_index/{id}/retry/", "lang_index", "Go on where the run stopped: the selected documents still without a detected language (a task)", [] => [MessageOut],
+            |e, c| e.retry_lang_index(c.ctx()?, c.pk()?, c.id("id")?, None)?)),
+        analyses_text(op!(Post "/mlp/detect_lang/", "mlp", "The language of a text: its ISO 639-1 code and Elasticsearch's analyzer name", [DetectLangIn] => [DetectLangOut],
+            |e, c| e.detect_lang(c.ctx()?, c.body)?)),
         analyses_text(op!(Post "/mlp/docs/", "mlp", "Documents with their fields analysed: <field>_mlp beside each, the facts in texta_facts", [MlpDocsIn] => [Value],
             |e, c| Value::Array(e.mlp_docs(c.ctx()?, c.body)?))),
         analyses_text(op!(Post "/projects/{project_pk}/taggers/{id}/apply_to_index/", "taggers", "Tag the fields of the selected documents and write the positive results as facts (a task)", [ApplyIn] => [ApplyOut] 201,
