@@ -24,6 +24,7 @@ pub mod lexicons;
 pub use ta_mlp as mlp;
 pub use ta_text::lines;
 pub mod language;
+pub mod mlp_index;
 pub mod models;
 pub use ta_neural as neural;
 pub mod operations;

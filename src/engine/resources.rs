@@ -60,10 +60,11 @@ pub enum Kind {
     Embedding,
     Lexicon,
     Search,
+    MlpIndex,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 11] = [
         Kind::RegexTagger,
         Kind::RegexTaggerGroup,
         Kind::Anonymizer,
@@ -74,6 +75,7 @@ impl Kind {
         Kind::Embedding,
         Kind::Lexicon,
         Kind::Search,
+        Kind::MlpIndex,
     ];
 
     /// The kind's names, in one place: its tag in the state database, its route segment and
@@ -90,6 +92,7 @@ impl Kind {
             Kind::Embedding => ("embedding", "embeddings", "embedding.Embedding"),
             Kind::Lexicon => ("lexicon", "lexicons", "lexicon.Lexicon"),
             Kind::Search => ("search", "searches", "core.Search"),
+            Kind::MlpIndex => ("mlp_index", "mlp_index", "mlp.MLPWorker"),
         }
     }
     pub fn tag(self) -> &'static str {

@@ -97,6 +97,9 @@ pub enum TaskKind {
         fields: Vec<String>,
         query: serde_json::Value,
     },
+    /// Language processing over indices by mlp_index `worker` (`resume`: a retry going on
+    /// where the last run stopped).
+    MlpIndex { worker: i64, resume: bool },
     /// Apply model `id` of kind `model` to indices, as user `user`.
     ApplyModel {
         model: super::apply::ApplyModel,
@@ -120,6 +123,7 @@ impl TaskKind {
             TaskKind::ImportModel => "import_model",
             TaskKind::ApplyRegexTaggerGroup { .. } => "apply_regex_tagger_group",
             TaskKind::ApplyModel { .. } => "apply_to_index",
+            TaskKind::MlpIndex { .. } => "mlp_index",
         }
     }
 }
@@ -456,6 +460,7 @@ impl Engine {
                 let ctx = Ctx { user, ..ctx.clone() };
                 self.launch_apply(&ctx, pk, group, indices, fields, query, None)?
             }
+            TaskKind::MlpIndex { worker, .. } => self.rerun_mlp_index(pk, worker)?,
             TaskKind::ApplyModel { model, id, user, request } => {
                 let ctx = Ctx {
                     user: self.user_by_id(user)?,

@@ -15,6 +15,7 @@ mod http_docs;
 mod import_crash;
 mod indices;
 mod mlp;
+mod mlp_index;
 mod models;
 mod pipes;
 mod tagger_groups;

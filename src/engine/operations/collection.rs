@@ -1,10 +1,21 @@
 //! Operations that read whole indices and write into their documents (`collection.md`):
-//! `apply_to_index` of the four model kinds.
-use super::{analyses_text, op, Operation};
+//! `apply_to_index` of the four model kinds, language processing over indices (`mlp_index`)
+//! and of sent documents (`/mlp/docs/`).
+use super::{analyses_text, crud, op, Operation};
 use crate::engine::apply::{ApplyIn, ApplyModel, ApplyOut};
+use crate::engine::mlp_index::{MessageOut, MlpDocsIn, MlpIndexes};
+use serde_json::Value;
 
 pub fn operations() -> Vec<Operation> {
-    vec![
+    let mut ops: Vec<Operation> = crud::operations::<MlpIndexes>()
+        .into_iter()
+        .map(|o| if o.status == 201 { analyses_text(o) } else { o })
+        .collect();
+    ops.extend([
+        analyses_text(op!(Post "/projects/{project_pk}/mlp_index/{id}/retry/", "mlp_index", "Go on where the run stopped: the selected documents still without the output of a field (ta extension; a task)", [] => [MessageOut],
+            |e, c| e.retry_mlp_index(c.ctx()?, c.pk()?, c.id("id")?, None)?)),
+        analyses_text(op!(Post "/mlp/docs/", "mlp", "Documents with their fields analysed: <field>_mlp beside each, the facts in texta_facts", [MlpDocsIn] => [Value],
+            |e, c| Value::Array(e.mlp_docs(c.ctx()?, c.body)?))),
         analyses_text(op!(Post "/projects/{project_pk}/taggers/{id}/apply_to_index/", "taggers", "Tag the fields of the selected documents and write the positive results as facts (a task)", [ApplyIn] => [ApplyOut] 201,
             |e, c| e.apply_to_index(c.ctx()?, ApplyModel::Tagger, (c.pk()?, c.id("id")?), c.body, None)?)),
         analyses_text(op!(Post "/projects/{project_pk}/tagger_groups/{id}/apply_to_index/", "tagger_groups", "Tag the fields of the selected documents with the group and write its tags as facts (a task)", [ApplyIn] => [ApplyOut] 201,
@@ -13,5 +24,6 @@ pub fn operations() -> Vec<Operation> {
             |e, c| e.apply_to_index(c.ctx()?, ApplyModel::TorchTagger, (c.pk()?, c.id("id")?), c.body, None)?),
         op!(Post "/projects/{project_pk}/regex_taggers/{id}/apply_to_index/", "regex_taggers", "Write the tagger's matches in the fields of the selected documents as facts (a task)", [ApplyIn] => [ApplyOut] 201,
             |e, c| e.apply_to_index(c.ctx()?, ApplyModel::RegexTagger, (c.pk()?, c.id("id")?), c.body, None)?),
-    ]
+    ]);
+    ops
 }
