@@ -11,16 +11,19 @@ import {
 } from '../aggs.js';
 
 const docsText = (n) => `${n} document${n === 1 ? '' : 's'}`;
+const plural = (n) => (n === 1 ? ' document' : ' documents');
+/** Text read out but not shown; a bar's accessible name is "Filter by <what> <label> <n> documents". */
+const hidden = (text) => html`<span class="visually-hidden">${text}</span>`;
 const share = (n, max) => (max > 0 ? Math.max(1, Math.round((100 * n) / max)) : 0);
 
-/** A horizontal bar: label, a bar as long as its share of `max`, the count. */
-function Bar({ label, count, max, name, onPick, strong }) {
+/** A horizontal bar: label, a bar as long as its share of `max`, the count; `what` prefixes the label when read. */
+function Bar({ label, count, max, what, onPick, strong }) {
   return html`<button type="button" class=${strong ? 'agg-bar strong' : 'agg-bar'} onClick=${onPick}
-      aria-label=${`Filter by ${name} (${docsText(count)})`} title=${`${name}: ${docsText(count)}`}>
-    <span class="agg-label">${label}</span>
+      title=${`${what}${label}: ${docsText(count)}`}>
+    ${hidden(`Filter by ${what}`)}<span class="agg-label">${label}</span>
     <svg class="agg-svg" viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true" focusable="false">
       <rect width=${share(count, max)} height="10" /></svg>
-    <span class="agg-count">${count}</span>
+    <span class="agg-count"> ${count}${hidden(plural(count))}</span>
   </button>`;
 }
 
@@ -29,10 +32,10 @@ function Facts({ bars, onFilter }) {
   if (!bars.length) return html`<p class="no-match">No facts in these documents.</p>`;
   const maxName = Math.max(...bars.map((b) => b.count));
   return bars.map((n) => html`<div class="agg-group" key=${n.name} data-testid=${'fact-bars-' + n.name}>
-      <${Bar} label=${n.name} count=${n.count} max=${maxName} name=${`fact ${n.name}`} strong=${true}
+      <${Bar} label=${n.name} count=${n.count} max=${maxName} what="fact " strong=${true}
         onPick=${() => onFilter(factFilter(n.name))} />
       <div class="agg-values">${n.values.map((v) => html`<${Bar} key=${v.value} label=${v.value} count=${v.count}
-        max=${n.count} name=${`${n.name}: ${v.value}`} onPick=${() => onFilter(factFilter(n.name, v.value))} />`)}</div>
+        max=${n.count} what=${`${n.name}: `} onPick=${() => onFilter(factFilter(n.name, v.value))} />`)}</div>
     </div>`);
 }
 
@@ -40,7 +43,7 @@ function Terms({ bars, field, onFilter }) {
   if (!bars.length) return html`<p class="no-match">No values in these documents.</p>`;
   const max = Math.max(...bars.map((b) => b.count));
   return bars.map((b) => html`<${Bar} key=${b.label} label=${b.label} count=${b.count} max=${max}
-    name=${`${field.path} = ${b.label}`} onPick=${() => onFilter(termFilter(field, b.key))} />`);
+    what=${`${field.path} = `} onPick=${() => onFilter(termFilter(field, b.key))} />`);
 }
 
 /** Vertical bars over time; empty buckets are drawn but not clickable. */
@@ -49,10 +52,10 @@ function Histogram({ bars, path, onFilter }) {
   const max = Math.max(...bars.map((b) => b.count));
   return html`<div class="agg-hist">${bars.map((b) => html`<button type="button" key=${b.from} class="agg-col"
       disabled=${b.count === 0} onClick=${() => onFilter(dateFilter(path, b))}
-      aria-label=${`Filter by ${path}: ${b.label} (${docsText(b.count)})`} title=${`${b.label}: ${docsText(b.count)}`}>
-    <svg viewBox="0 0 10 100" preserveAspectRatio="none" aria-hidden="true" focusable="false">
+      title=${`${b.label}: ${docsText(b.count)}`}>
+    ${hidden(`Filter by ${path}: `)}<svg viewBox="0 0 10 100" preserveAspectRatio="none" aria-hidden="true" focusable="false">
       <rect x="0" y=${100 - share(b.count, max)} width="10" height=${share(b.count, max)} /></svg>
-    <span class="agg-col-label">${b.label}</span>
+    <span class="agg-col-label">${b.label}</span>${hidden(` ${b.count}${plural(b.count)}`)}
   </button>`)}</div>`;
 }
 
