@@ -1,5 +1,6 @@
-// E2E scenarios E10–E12 of gui.md §9.2 (embeddings + lexicons, taggers, torch taggers) against
-// their own fresh `ta serve`; the project and index are made through the API in `before`.
+// E2E scenarios E10–E12 of gui.md §9.2 (embeddings + lexicons, taggers with an apply to the
+// index, torch taggers) against their own fresh `ta serve`; the project and index are made
+// through the API in `before`.
 // Each scenario skips, with the reason, while its collection route answers 404.
 import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -112,11 +113,34 @@ scenario('E11 Tagger training and tag text', env, async (page, t) => {
     await tdlg.locator('.chip', { hasText: 'E2E tagger' }).waitFor();
     const p = Number((await tdlg.getByTestId('probability').innerText()).replace('%', '').trim());
     assert.ok(p >= 0 && p <= 100, `probability ${p}`);
+    await tdlg.getByRole('button', { name: 'Cancel' }).click();
+    await tdlg.waitFor({ state: 'detached' });
   } else {
     assert.equal(st, 'failed');
     await row.getByRole('button', { name: /^Details/ }).click();
     await dialog(page).locator('li').first().waitFor();
     assert.ok(await dialog(page).locator('li').count() >= 1);
+    await dialog(page).getByRole('button', { name: 'Close' }).first().click();
+  }
+  // apply to the index: a trained tagger's task becomes the apply run's (collection.md §2.3);
+  // an untrained one is refused at once
+  const id = (await row.getAttribute('data-testid')).replace('row-', '');
+  const before = (await api(server, 'GET', `projects/${pid}/taggers/${id}/`, undefined, key)).body.task.id;
+  await page.getByRole('button', { name: 'Actions for E2E tagger' }).click();
+  await page.getByRole('button', { name: 'Apply to index', exact: true }).click();
+  const a = dialog(page);
+  await a.getByLabel('New fact name').fill('E2E_TAG');
+  await a.getByLabel('Fields').selectOption('text');
+  await a.getByRole('button', { name: 'Apply' }).click();
+  if (st === 'completed') {
+    await a.waitFor({ state: 'detached' });
+    await page.getByTestId('toast').filter({ hasText: /^Started process of applying Tagger with id: \d+/ }).waitFor();
+    const applied = (await api(server, 'GET', `projects/${pid}/taggers/${id}/`, undefined, key)).body.task;
+    assert.notEqual(applied.id, before);
+    assert.equal(await waitTask(row, 120000), 'completed');
+  } else {
+    await a.getByTestId('form-summary').getByText('Model does not exist').waitFor();
+    await a.getByTestId('form-summary').getByText('Training has not finished yet.').waitFor();
   }
 });
 

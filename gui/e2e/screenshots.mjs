@@ -44,6 +44,7 @@ try {
   await page.getByLabel('Search text').fill('varas');
   await page.getByLabel('Search text').press('Enter');
   await page.getByTestId('result-count').getByText('1 document', { exact: true }).waitFor();
+  await page.getByTestId('agg-facts').getByRole('button', { name: 'Filter by fact Hädaabi 1 document' }).waitFor();
   await sleep(300);
   await page.screenshot({ path: path.join(OUT, 'search.png') });
   await open(page, `/p/${pid}/models/regex-taggers`);

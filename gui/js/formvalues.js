@@ -7,7 +7,8 @@
  * {name, label, type: text|password|email|textarea|lines|number|integer|checkbox|select|
  *  multiselect|json|indices|fields|file, required?, default?, options?: [{value,label}],
  *  load?: async () => options, hint?, rows?, min?, max?, step?, accept?, showIf?: (values) => bool,
- *  emptyAs?: value sent when empty (omitted otherwise), autocomplete?}
+ *  emptyAs?: value sent when empty (omitted otherwise), autocomplete?,
+ *  textOnly?/noFacts?: a fields picker offers only text fields / no texta_facts}
  */
 
 /** Initial form values from specs and an optional object. */

@@ -23,6 +23,7 @@ import { RegexTaggerGroupsPage } from './pages/regexgroups.js';
 import { DatasetImportPage } from './pages/datasetimport.js';
 import { AnonymizersPage } from './pages/anonymizers.js';
 import { MlpPage } from './pages/mlp.js';
+import { MlpIndexPage } from './pages/mlpindex.js';
 import { UsersPage } from './pages/users.js';
 
 const PAGES = {
@@ -42,6 +43,7 @@ const PAGES = {
   'dataset-import': DatasetImportPage,
   anonymizers: AnonymizersPage,
   mlp: MlpPage,
+  'mlp-index': MlpIndexPage,
   users: UsersPage,
 };
 

@@ -19,6 +19,7 @@ export const ROUTES = [
   { pattern: '/p/:pid/tools/dataset-import', name: 'dataset-import', title: 'Dataset import', auth: true, project: true },
   { pattern: '/p/:pid/tools/anonymizers', name: 'anonymizers', title: 'Anonymizers', auth: true, project: true },
   { pattern: '/p/:pid/tools/mlp', name: 'mlp', title: 'Language processing', auth: true, project: true },
+  { pattern: '/p/:pid/tools/mlp-index', name: 'mlp-index', title: 'Language processing of indices', auth: true, project: true },
   { pattern: '/admin/users', name: 'users', title: 'User management', auth: true },
 ];
 

@@ -32,7 +32,7 @@ function useOptions(spec, pid, values) {
         const chosen = values.indices || [];
         return groups.filter((g) => !chosen.length || chosen.includes(g.index)).map((g) => ({
           group: g.index,
-          options: (g.fields || []).filter((f) => !spec.textOnly || f.type === 'text')
+          options: (g.fields || []).filter((f) => (!spec.textOnly || f.type === 'text') && (!spec.noFacts || f.type !== 'fact'))
             .map((f) => ({ value: f.path, label: `${f.path} (${f.type})` })),
         }));
       });

@@ -10,7 +10,10 @@ const MODELS = [
   ['embeddings', 'Embeddings'], ['taggers', 'Taggers'], ['tagger-groups', 'Tagger groups'],
   ['torch-taggers', 'Torch taggers'], ['regex-taggers', 'Regex taggers'], ['regex-tagger-groups', 'Regex tagger groups'],
 ];
-const TOOLS = [['dataset-import', 'Dataset import'], ['anonymizers', 'Anonymizers'], ['mlp', 'Language processing (MLP)']];
+const TOOLS = [
+  ['dataset-import', 'Dataset import'], ['anonymizers', 'Anonymizers'], ['mlp', 'Language processing (MLP)'],
+  ['mlp-index', 'MLP on indices'],
+];
 
 function ProjectLink({ name, label, pid, current, onDone }) {
   const target = pid ? href(name, { pid }) : '#/';

@@ -1,14 +1,11 @@
 // Regex tagger groups page (gui.md §5.4.6): members as chips, "Not applied" / task cell,
 // tag text, apply to index (task-backed), tag random document, multi-tag text.
 import { html } from '../preact.js';
-import { getAll, post } from '../api.js';
-import { toast } from '../state.js';
-import { href } from '../routes.js';
+import { getAll } from '../api.js';
 import { ResourcePage } from '../components/resourcepage.js';
-import { FormDialog } from '../components/form.js';
-import { TaskCell } from '../components/task.js';
 import { Chip } from '../components/highlight.js';
 import { TagTextDialog, MultiTagResult, DocumentView } from '../components/tagging.js';
+import { ApplyDialog, applyAction, appliedTaskColumn } from '../components/apply.js';
 
 export function RegexTaggerGroupsPage({ route }) {
   const pid = route.params.pid;
@@ -27,17 +24,7 @@ export function RegexTaggerGroupsPage({ route }) {
       key: 'members', label: 'Members',
       render: (r) => html`<span class="chips">${(r.tagger_info || []).map((t) => html`<${Chip} key=${t.tagger_id} label=${t.description} />`)}</span>`,
     },
-    {
-      key: 'task', label: 'Task',
-      render: (r) => html`<${TaskCell} task=${r.task} description=${r.description} nullLabel="Not applied" />
-        ${r.task && r.task.status === 'completed' ? html`<a href=${href('search', { pid })}>See facts in Search</a>` : null}`,
-    },
-  ];
-  const applyFields = [
-    { name: 'description', label: 'Description', type: 'text', required: true, hint: 'Label of this run.' },
-    { name: 'indices', label: 'Indices', type: 'indices', hint: 'None chosen = all project indices.' },
-    { name: 'fields', label: 'Fields', type: 'fields', required: true, textOnly: true },
-    { name: 'query', label: 'Query', type: 'json', default: { query: { match_all: {} } } },
+    appliedTaskColumn(pid),
   ];
   return html`<${ResourcePage} pid=${pid} title="Regex tagger groups" resource="Regex tagger group" collection="regex_tagger_groups"
     columns=${columns} createFields=${fields} editFields=${fields}
@@ -45,18 +32,14 @@ export function RegexTaggerGroupsPage({ route }) {
     pageActions=${[{ label: 'Multi-tag text', kind: 'multitag' }]}
     rowActions=${(r, open) => [
       { label: 'Tag text', run: () => open('tag') },
-      { label: 'Apply to index', run: () => open('apply') },
+      applyAction(open),
       { label: 'Tag random document', run: () => open('random') },
     ]}
     dialogs=${{
       tag: (r, ctx) => html`<${TagTextDialog} title=${'Tag text with ' + r.description} url=${`${base}${r.id}/tag_text/`}
         view=${(res, text) => html`<${MultiTagResult} tags=${res.result ? res.tags : []} text=${text} groupTag=${res.result ? res.tagger_group_tag : null} />`}
         onClose=${ctx.close} />`,
-      apply: (r, ctx) => html`<${FormDialog} title=${'Apply ' + r.description + ' to an index'} fields=${applyFields} pid=${pid}
-        initial=${{ description: `apply ${r.description}` }} submitLabel="Apply" wide=${true}
-        onSubmit=${(body) => post(`${base}${r.id}/apply_tagger_group/`, { ...body, indices: body.indices || [] })}
-        onDone=${(res) => { ctx.close(); toast(res && res.message ? res.message : 'Started.'); ctx.reload(); }}
-        onClose=${ctx.close} />`,
+      apply: (r, ctx) => html`<${ApplyDialog} collection="regex_tagger_groups" row=${r} ctx=${ctx} />`,
       random: (r, ctx) => html`<${TagTextDialog} title=${'Tag a random document with ' + r.description} pid=${pid}
         url=${`${base}${r.id}/tag_random_doc/`} submitLabel="Tag random document" noText=${true}
         extraFields=${[

@@ -1,9 +1,10 @@
 // Regex taggers page (gui.md §5.4.5): table, create/duplicate/edit dialog, tag text, tag a
-// random document, and multi-tag text over several taggers.
+// random document, apply to index with its task, and multi-tag text over several taggers.
 import { html } from '../preact.js';
 import { getAll } from '../api.js';
 import { ResourcePage } from '../components/resourcepage.js';
 import { TagTextDialog, RegexTagResult, MultiTagResult, DocumentView } from '../components/tagging.js';
+import { ApplyDialog, applyAction, appliedTaskColumn } from '../components/apply.js';
 
 export function regexTaggerFields() {
   return [
@@ -41,6 +42,7 @@ export function RegexTaggersPage({ route }) {
     { key: 'operator', label: 'Operator' },
     { key: 'match_type', label: 'Match type' },
     { key: 'tagger_groups', label: 'Groups', render: (r) => (r.tagger_groups || []).map((g) => g.description).join(', ') || '—' },
+    appliedTaskColumn(pid),
   ];
   const fields = regexTaggerFields();
   return html`<${ResourcePage} pid=${pid} title="Regex taggers" resource="Regex tagger" collection="regex_taggers"
@@ -49,6 +51,7 @@ export function RegexTaggersPage({ route }) {
     rowActions=${(r, open) => [
       { label: 'Tag text', run: () => open('tag') },
       { label: 'Tag random document', run: () => open('random') },
+      applyAction(open),
       { label: 'Duplicate', run: () => open('create', { initial: { ...r, description: `${r.description} (copy)` } }) },
     ]}
     dialogs=${{
@@ -71,5 +74,6 @@ export function RegexTaggersPage({ route }) {
           load: async () => (await getAll(base)).map((t) => ({ value: String(t.id), label: t.description })),
         }]}
         view=${(res, text) => html`<${MultiTagResult} tags=${res} text=${text} />`} onClose=${ctx.close} />`,
+      apply: (r, ctx) => html`<${ApplyDialog} collection="regex_taggers" row=${r} ctx=${ctx} />`,
     }} />`;
 }

@@ -1,6 +1,7 @@
 // Search page (gui.md §5.2): indices and columns pickers, a simple search box (multi_match,
-// debounced) or raw JSON, results with search words and facts marked, paging by from/size,
-// and saved searches (shown as "Coming soon" while /searches/ answers 404).
+// debounced) or raw JSON, filters added from the aggregations panel's bars, results with
+// search words and facts marked, paging by from/size, and saved searches (shown as "Coming
+// soon" while /searches/ answers 404).
 import { html, useState, useEffect, useRef } from '../preact.js';
 import { post, get, patch, del } from '../api.js';
 import { toast, pref, setPref } from '../state.js';
@@ -8,6 +9,8 @@ import { getIndices, getFields } from '../projectdata.js';
 import { Highlighter, Chip } from '../components/highlight.js';
 import { FormDialog } from '../components/form.js';
 import { ConfirmDialog } from '../components/dialog.js';
+import { AggregationsPanel } from '../components/aggpanel.js';
+import { addFilter, withFilters } from '../aggs.js';
 import { wordMarks, factMarks, searchWords } from '../spans.js';
 import { errorText } from '../errors.js';
 
@@ -115,6 +118,8 @@ export function SearchPage({ route }) {
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
   const [words, setWords] = useState([]);
+  const [filters, setFilters] = useState([]);
+  const [searched, setSearched] = useState(null);
   const seq = useRef(0);
   const idle = useRef(null);
 
@@ -126,10 +131,11 @@ export function SearchPage({ route }) {
   const groups = (fieldGroups || []).filter((g) => !chosenIdx.length || chosenIdx.includes(g.index));
   const allFields = [];
   const textFields = [];
+  const fieldInfos = [];
   for (const g of groups) {
     for (const f of g.fields || []) {
       if (f.path === 'texta_facts' || f.path.startsWith('texta_facts.')) continue;
-      if (!allFields.includes(f.path)) allFields.push(f.path);
+      if (!allFields.includes(f.path)) { allFields.push(f.path); fieldInfos.push(f); }
       if (f.type === 'text' && !textFields.includes(f.path)) textFields.push(f.path);
     }
   }
@@ -139,6 +145,7 @@ export function SearchPage({ route }) {
     const my = ++seq.current;
     setBusy(true);
     setError(null);
+    setSearched({ body: q, indices: chosenIdx });
     try {
       const res = await post(`projects/${pid}/search_by_query/`, { query: q, indices: chosenIdx });
       if (my !== seq.current) return;
@@ -152,19 +159,20 @@ export function SearchPage({ route }) {
     if (my === seq.current) setBusy(false);
   };
 
+  /** The search body of the builder (or the raw JSON, which may throw), filters added. */
+  const bodyOf = (t, f) => withFilters(advanced ? JSON.parse(raw) : buildQuery(t, textFields, f), filters);
+
   const searchNow = (t = text, f = 0) => {
     clearTimeout(idle.current);
     setFrom(f);
-    if (advanced) {
-      let q;
-      try { q = JSON.parse(raw); } catch (e) { setError(`Query is not valid JSON: ${e.message}`); return; }
-      run(q, []);
-    } else run(buildQuery(t, textFields, f), searchWords(t));
+    let q;
+    try { q = bodyOf(t, f); } catch (e) { setError(`Query is not valid JSON: ${e.message}`); return; }
+    run(q, advanced ? [] : searchWords(t));
   };
 
   useEffect(() => {
     if (fieldGroups) searchNow(text, 0);
-  }, [fieldGroups, JSON.stringify(chosenIdx)]);
+  }, [fieldGroups, JSON.stringify(chosenIdx), JSON.stringify(filters.map((f) => f.label))]);
   useEffect(() => () => clearTimeout(idle.current), []);
 
   const onText = (e) => {
@@ -183,7 +191,11 @@ export function SearchPage({ route }) {
     const t = cs && typeof cs.text === 'string' ? cs.text : '';
     setAdvanced(false);
     setText(t);
+    setFilters(cs && Array.isArray(cs.filters) ? cs.filters : []);
     searchNow(t, 0);
+  };
+  const current = () => {
+    try { return bodyOf(text, 0); } catch { return {}; }
   };
   return html`<div class="search-layout">
     <aside class="search-side">
@@ -207,12 +219,17 @@ export function SearchPage({ route }) {
         onChange=${(e) => { const v = Array.from(e.target.selectedOptions).map((o) => o.value); setColumns(v.length ? v : null); setPref(`search.${pid}.columns`, JSON.stringify(v.length ? v : null)); }}>
         ${allFields.map((f) => html`<option key=${f} value=${f} selected=${shown.includes(f) && columns !== null}>${f}</option>`)}
       </select>
-      <${SavedSearches} pid=${pid} current=${{ query: advanced ? (() => { try { return JSON.parse(raw); } catch { return {}; } })() : buildQuery(text, textFields, 0), constraints: { text, advanced } }}
+      <${SavedSearches} pid=${pid} current=${{ query: current(), constraints: { text, advanced, filters } }}
         onLoad=${loadSaved} />
     </aside>
     <section class="search-results" aria-busy=${busy ? 'true' : 'false'} aria-label="Results">
       ${error ? html`<p class="form-summary" role="alert">${error}</p>` : null}
       ${result ? html`<p data-testid="result-count" aria-live="polite">${count} document${count === 1 ? '' : 's'}</p>` : null}
+      ${filters.length ? html`<div class="filters chips" role="group" aria-label="Filters">${filters.map((f) => html`<span key=${f.label}
+        class="chip filter-chip">${f.label} <button type="button" class="chip-remove" aria-label=${'Remove filter ' + f.label}
+        onClick=${() => setFilters(filters.filter((x) => x !== f))}>×</button></span>`)}</div>` : null}
+      ${searched && fieldGroups ? html`<${AggregationsPanel} pid=${pid} indices=${searched.indices} fields=${fieldInfos}
+        body=${searched.body} onFilter=${(f) => setFilters(addFilter(filters, f))} />` : null}
       ${hits.length ? html`<div class="table-scroll"><table>
         <thead><tr>${shown.map((f) => html`<th scope="col" key=${f}>${f}</th>`)}<th scope="col">Facts</th></tr></thead>
         <tbody>${hits.map((h, i) => {

@@ -1,5 +1,5 @@
 // Tagger groups page (gui.md §5.4.3): member status bars, create dialog with nested tagger
-// settings, tag text with candidates, models list, retrain all.
+// settings, tag text with candidates, models list, retrain all, apply to index with its task.
 import { html } from '../preact.js';
 import { post, get } from '../api.js';
 import { toast } from '../state.js';
@@ -9,8 +9,9 @@ import { TagTextDialog, pct } from '../components/tagging.js';
 import { indicesField, fieldsField, embeddingField, score } from './models-common.js';
 import { choiceField } from './taggers.js';
 import { useChoices } from '../components/hooks.js';
+import { ApplyDialog, applyAction, appliedTaskColumn } from '../components/apply.js';
+import { needsPolling } from '../taskstate.js';
 import { href } from '../routes.js';
-
 
 function StatusBar({ s }) {
   if (!s) return '—';
@@ -22,6 +23,8 @@ function StatusBar({ s }) {
 }
 
 const training = (r) => !!r.tagger_status && (r.tagger_status.created + r.tagger_status.training) > 0;
+const busy = (r) => training(r) || needsPolling(r.task);
+const failed = (r) => !!(r.tagger_status && r.tagger_status.failed) || !!(r.task && r.task.status === 'failed');
 
 export function TaggerGroupsPage({ route }) {
   const pid = route.params.pid;
@@ -50,12 +53,13 @@ export function TaggerGroupsPage({ route }) {
     { key: 'minimum_sample_size', label: 'Min sample size', order: 'minimum_sample_size' },
     { key: 'tagger_status', label: 'Member status', render: (r) => html`<${StatusBar} s=${r.tagger_status} />` },
     { key: 'avg_f1', label: 'Average F1', render: (r) => score(r.tagger_statistics && r.tagger_statistics.avg_f1_score) },
+    appliedTaskColumn(pid),
   ];
   return html`<${ResourcePage} pid=${pid} title="Tagger groups" resource="Tagger group" collection="tagger_groups"
     columns=${columns} createFields=${create}
     tableProps=${{
-      pollWhen: training,
-      statusOf: (r) => (training(r) ? 'running' : (r.tagger_status && r.tagger_status.failed ? 'failed' : 'completed')),
+      pollWhen: busy,
+      statusOf: (r) => (busy(r) ? 'running' : (failed(r) ? 'failed' : 'completed')),
       deleteMessage: (r) => `Delete tagger group "${r.description}"? Its member taggers are deleted too.`,
     }}
     rowActions=${(r, open) => [
@@ -63,6 +67,7 @@ export function TaggerGroupsPage({ route }) {
       { label: 'Tag random document', run: () => open('random') },
       { label: 'Models', run: () => open('models') },
       { label: 'Retrain all', run: () => open('retrain') },
+      applyAction(open),
     ]}
     dialogs=${{
       tag: (r, ctx) => html`<${TagTextDialog} title=${'Tag text with ' + r.description} url=${`${base}${r.id}/tag_text/`}
@@ -90,5 +95,6 @@ export function TaggerGroupsPage({ route }) {
         message=${`Retrain every member tagger of "${r.description}"?`}
         onConfirm=${async () => { const res = await post(`${base}${r.id}/models_retrain/`, {}); toast(res.success || 'Retraining started.'); ctx.reload(); }}
         onClose=${ctx.close} />`,
+      apply: (r, ctx) => html`<${ApplyDialog} collection="tagger_groups" row=${r} ctx=${ctx} />`,
     }} />`;
 }

@@ -1,5 +1,5 @@
 // Taggers page (gui.md §5.4.2): table with scores and task cells, create dialog, tag text /
-// document / random document, features, stop words, retrain, plot.
+// document / random document, features, stop words, retrain, apply to index, plot.
 import { html } from '../preact.js';
 import { post } from '../api.js';
 import { toast } from '../state.js';
@@ -8,6 +8,7 @@ import { ConfirmDialog } from '../components/dialog.js';
 import { Chip } from '../components/highlight.js';
 import { TagTextDialog, pct } from '../components/tagging.js';
 import { useChoices } from '../components/hooks.js';
+import { ApplyDialog, applyAction } from '../components/apply.js';
 import { indicesField, fieldsField, queryField, embeddingField, score, taskColumns, withIndexNames } from './models-common.js';
 
 /** A select of the server's closed choices for `name`; the first is the default. */
@@ -53,6 +54,7 @@ export function TaggersPage({ route }) {
       { label: 'Features', run: () => open('features') },
       { label: 'Stop words', run: () => open('stop') },
       { label: 'Retrain', run: () => open('retrain') },
+      applyAction(open),
       ...(r.plot ? [{ label: 'Plot', run: () => window.open(r.plot, '_blank', 'noopener') }] : []),
     ]}
     dialogs=${{
@@ -83,5 +85,6 @@ export function TaggersPage({ route }) {
         message=${`Start a new training run of "${r.description}"?`}
         onConfirm=${async () => { const res = await post(`${base}${r.id}/retrain_tagger/`, {}); toast(res.success || 'Retraining started.'); ctx.reload(); }}
         onClose=${ctx.close} />`,
+      apply: (r, ctx) => html`<${ApplyDialog} collection="taggers" row=${r} ctx=${ctx} />`,
     }} />`;
 }

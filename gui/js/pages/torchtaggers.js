@@ -1,5 +1,5 @@
 // Torch taggers page (gui.md §5.4.4): table with scores and task cells, create dialog
-// (architecture required), tag text, tag random document, epoch reports, retrain.
+// (architecture required), tag text, tag random document, epoch reports, retrain, apply to index.
 import { html } from '../preact.js';
 import { post } from '../api.js';
 import { toast } from '../state.js';
@@ -7,6 +7,7 @@ import { ResourcePage } from '../components/resourcepage.js';
 import { ConfirmDialog, Dialog } from '../components/dialog.js';
 import { TagTextDialog, pct } from '../components/tagging.js';
 import { useChoices } from '../components/hooks.js';
+import { ApplyDialog, applyAction } from '../components/apply.js';
 import { indicesField, fieldsField, queryField, embeddingField, score, taskColumns, withIndexNames } from './models-common.js';
 
 
@@ -61,6 +62,7 @@ export function TorchTaggersPage({ route }) {
       { label: 'Tag random document', run: () => open('random') },
       { label: 'Epoch reports', run: () => open('epochs') },
       { label: 'Retrain', run: () => open('retrain') },
+      applyAction(open),
     ]}
     dialogs=${{
       tag: (r, ctx) => html`<${TagTextDialog} title=${'Tag text with ' + r.description} url=${`${base}${r.id}/tag_text/`}
@@ -77,5 +79,6 @@ export function TorchTaggersPage({ route }) {
         message=${`Start a new training run of "${r.description}"?`}
         onConfirm=${async () => { const res = await post(`${base}${r.id}/retrain_tagger/`, {}); toast(res.success || 'Retraining started.'); ctx.reload(); }}
         onClose=${ctx.close} />`,
+      apply: (r, ctx) => html`<${ApplyDialog} collection="torchtaggers" row=${r} ctx=${ctx} />`,
     }} />`;
 }
