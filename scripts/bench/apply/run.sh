@@ -2,7 +2,7 @@
 # Apply benchmark (issue 32): the same model over the same documents as ta's streaming batch
 # command (`ta <model> tag < corpus.jsonl`) and as a run over an index (`ta <model> apply`),
 # for a regex tagger, a tagger and language processing (`ta mlp` vs `ta mlp-index create`);
-# docs/s, peak RSS (/usr/bin/time -v) and their ratio, at two index sizes (memory must stay
+# docs/s, peak RSS and anonymous RSS (/proc) and their ratio, at two index sizes (memory must stay
 # flat); then a `ta serve` applying a regex tagger to the larger index while a client calls
 # tag_text, reporting that call's p50/p99. Not part of CI (minutes of machine time).
 #
