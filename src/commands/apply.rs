@@ -72,8 +72,5 @@ pub fn run(t: &Target, model: ApplyModel, a: &ApplyArgs, extra: Map<String, Valu
 
 /// The options map of flags given as `(name, value)`; unset ones are left out.
 pub fn options(pairs: &[(&str, Option<Value>)]) -> Map<String, Value> {
-    pairs
-        .iter()
-        .filter_map(|(k, v)| v.clone().map(|v| (k.to_string(), v)))
-        .collect()
+    pairs.iter().filter_map(|(k, v)| v.clone().map(|v| (k.to_string(), v))).collect()
 }

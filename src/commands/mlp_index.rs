@@ -85,15 +85,21 @@ fn create<T: Serialize>(t: &Target, kind: Kind, run: &RunArgs, mut body: Value, 
         body["query"] = serde_json::from_str(q).map_err(|e| Error::BadRequest(format!("--query is not JSON: {e}")))?;
     }
     let created = match t {
-        Target::Local { engine, ctx } => serde_json::to_value(local(engine, ctx, run.project, &body, Some(progress::observer()))?)
-            .map_err(Error::internal)?,
+        Target::Local { engine, ctx } => {
+            serde_json::to_value(local(engine, ctx, run.project, &body, Some(progress::observer()))?).map_err(Error::internal)?
+        }
         Target::Remote(_) => t.request("POST", &format!("/projects/{}/{}/", run.project, kind.route()), Some(&body))?,
     };
     resources::trained(t, kind, run.project, &created)
 }
 
 /// Retries run `a.id` of `kind` and waits for it.
-fn retry<T>(t: &Target, kind: Kind, a: &RetryArgs, local: fn(&Arc<Engine>, &Ctx, i64, i64, Option<Observer>) -> Result<T>) -> Result<Value> {
+fn retry<T>(
+    t: &Target,
+    kind: Kind,
+    a: &RetryArgs,
+    local: fn(&Arc<Engine>, &Ctx, i64, i64, Option<Observer>) -> Result<T>,
+) -> Result<Value> {
     let pk = project_for(t, &a.p, kind, a.id)?;
     resources::task_action(t, (kind, pk, a.id), ("retry", &json!({})), |e, ctx, observer| {
         local(e, ctx, pk, a.id, Some(observer)).map(drop)

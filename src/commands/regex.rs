@@ -1,7 +1,7 @@
 //! `ta regex-tagger ...` and `ta regex-tagger-group ...`: manage taggers and groups, tag
 //! one text, or tag a JSONL stream.
-use super::resources::{self, project_for, ProjectFlag, StandardCmd};
 use super::apply::{self, ApplyArgs, FactValue};
+use super::resources::{self, project_for, ProjectFlag, StandardCmd};
 use super::{batch, choice, Target};
 use crate::engine::apply::ApplyModel;
 use crate::engine::error::{Error, Result};
@@ -254,7 +254,10 @@ pub fn tagger(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
     let out = match c {
         TaggerCmd::Standard(c) => return resources::run(t, Kind::RegexTagger, c),
         TaggerCmd::Apply { a, v, no_spans } => {
-            let extra = apply::options(&[("new_fact_value", v.fact_value.clone().map(Value::from)), ("add_spans", Some(json!(!no_spans)))]);
+            let extra = apply::options(&[
+                ("new_fact_value", v.fact_value.clone().map(Value::from)),
+                ("add_spans", Some(json!(!no_spans))),
+            ]);
             apply::run(t, ApplyModel::RegexTagger, a, extra)?
         }
         TaggerCmd::Create { project, args } => {
@@ -336,9 +339,12 @@ pub fn group(t: &Target, c: &GroupCmd) -> Result<Option<Value>> {
             if let Some(q) = query {
                 body["query"] = serde_json::from_str(q).map_err(|e| Error::BadRequest(format!("--query is not JSON: {e}")))?;
             }
-resources::task_action(t, (Kind::RegexTaggerGroup, pk, *id), ("apply_tagger_group", &body), |e, ctx, observer| {
-                e.start_apply_tagger_group(ctx, pk, *id, &body, Some(observer)).map(drop)
-            })?
+            resources::task_action(
+                t,
+                (Kind::RegexTaggerGroup, pk, *id),
+                ("apply_tagger_group", &body),
+                |e, ctx, observer| e.start_apply_tagger_group(ctx, pk, *id, &body, Some(observer)).map(drop),
+            )?
         }
     };
     Ok(Some(out))

@@ -1,9 +1,9 @@
 //! `ta tagger-group ...`: one tagger per value of a fact, trained together (one progress bar
 //! for the group, the members' states below it); tag a text or a JSONL stream with the
 //! members that similar documents propose; list and retrain the members; export and import.
+use super::apply::{self, ApplyArgs};
 use super::resources::{self, project_for, ProjectFlag, StandardCmd, TransferCmd};
 use super::taggers::{SampleArgs, SettingsArgs};
-use super::apply::{self, ApplyArgs};
 use super::{batch, Target};
 use crate::engine::apply::ApplyModel;
 use crate::engine::error::{Error, Result};

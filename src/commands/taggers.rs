@@ -1,8 +1,8 @@
 //! `ta tagger ...`: train text classifiers from index documents or from a labelled JSONL
 //! file, tag one text or a JSONL stream, inspect features and stop words, retrain.
+use super::apply::{self, ApplyArgs, FactValue};
 use super::regex::BatchArgs;
 use super::resources::{self, project_for, ProjectFlag, StandardCmd, TransferCmd};
-use super::apply::{self, ApplyArgs, FactValue};
 use super::{batch, choice, progress, Target};
 use crate::engine::apply::ApplyModel;
 use crate::engine::classifier::{ClassifierKind, VectorizerKind};
@@ -278,7 +278,10 @@ pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
             }
         }
         TaggerCmd::Apply { a, v, lemmatize } => {
-            let extra = apply::options(&[("new_fact_value", v.fact_value.clone().map(Value::from)), ("lemmatize", Some(json!(lemmatize)))]);
+            let extra = apply::options(&[
+                ("new_fact_value", v.fact_value.clone().map(Value::from)),
+                ("lemmatize", Some(json!(lemmatize))),
+            ]);
             apply::run(t, ApplyModel::Tagger, a, extra)?
         }
         TaggerCmd::Retrain { id, p } => {

@@ -1,9 +1,9 @@
 //! `ta torchtagger ...`: neural taggers (fastText, TextRNN, RCNN) trained on index documents
 //! or a labelled JSONL file; tag one text or a JSONL stream in batches, retrain, export and
 //! import.
+use super::apply::{self, ApplyArgs, FactValue};
 use super::regex::BatchArgs;
 use super::resources::{self, project_for, ProjectFlag, StandardCmd, TransferCmd};
-use super::apply::{self, ApplyArgs, FactValue};
 use super::{batch, choice, progress, Target};
 use crate::engine::apply::ApplyModel;
 use crate::engine::error::{Error, Result};

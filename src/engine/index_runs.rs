@@ -140,6 +140,12 @@ impl Engine {
         for index in &selection.indices {
             self.search.ensure_fact_mapping(index)?;
         }
+        // Held for the run, a bulk load of each index keeps the embedded store from merging
+        // segments after every batch (rewriting what the run is rewriting); the merges start
+        // once the run ends.
+        let _loads = (selection.indices.iter())
+            .map(|index| self.search.bulk_loader(index))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
         let total = already + self.count_documents(&selection.indices, &selection.query)?;
         h.set_total(total as i64)?;
         let percent = |done: u64| if total == 0 { 100.0 } else { done as f64 * 100.0 / total as f64 };
@@ -224,7 +230,10 @@ mod tests {
             ])
         );
         // Running again changes nothing.
-        assert_eq!(merged_facts(Some(&merged), owned, vec![fact("TOPIC", "politics", "text", None)]), None);
+        assert_eq!(
+            merged_facts(Some(&merged), owned, vec![fact("TOPIC", "politics", "text", None)]),
+            None
+        );
         // No facts and none new: nothing to write.
         assert_eq!(merged_facts(None, owned, vec![]), None);
     }

@@ -147,7 +147,12 @@ fn analysed_text(doc: &Value, path: &str) -> Option<String> {
 /// A document with `<field>_mlp` beside each analysable field and the facts of the
 /// analyses in `texta_facts` (replacing those of earlier analyses of these fields), and
 /// the fields that could not be analysed, with the reason.
-fn analyse_document(mlp: &MlpEngine, doc: &Map<String, Value>, fields: &[String], analyzers: &Analyzers) -> (Map<String, Value>, Vec<(String, Error)>) {
+fn analyse_document(
+    mlp: &MlpEngine,
+    doc: &Map<String, Value>,
+    fields: &[String],
+    analyzers: &Analyzers,
+) -> (Map<String, Value>, Vec<(String, Error)>) {
     let source = Value::Object(doc.clone());
     let mut out = doc.clone();
     let mut facts = Vec::new();
@@ -414,6 +419,9 @@ mod tests {
         assert!(set_beside(&mut doc, "comment.text", json!(1)));
         assert!(set_beside(&mut doc, "a.b", json!(2)));
         assert!(!set_beside(&mut doc, "missing.text", json!(3)));
-        assert_eq!(Value::Object(doc), json!({"comment": {"text": "x", "text_mlp": 1}, "a.b": "y", "a.b_mlp": 2}));
+        assert_eq!(
+            Value::Object(doc),
+            json!({"comment": {"text": "x", "text_mlp": 1}, "a.b": "y", "a.b_mlp": 2})
+        );
     }
 }

@@ -9,8 +9,16 @@ use serde_json::{json, Value};
 
 /// Crime reports and weather reports, 20 of each, with ids.
 fn corpus() -> String {
-    let crime = ["varas varastas poest telefoni", "politsei pidas varga kinni", "varas murdis korterisse sisse"];
-    let weather = ["homme sajab vihma ja tuul on tugev", "ilm on päikeseline ja soe", "öösel on külm ja sajab lund"];
+    let crime = [
+        "varas varastas poest telefoni",
+        "politsei pidas varga kinni",
+        "varas murdis korterisse sisse",
+    ];
+    let weather = [
+        "homme sajab vihma ja tuul on tugev",
+        "ilm on päikeseline ja soe",
+        "öösel on külm ja sajab lund",
+    ];
     let mut out = String::new();
     for i in 0..20 {
         for (label, texts) in [("crime", &crime), ("weather", &weather)] {
@@ -60,8 +68,12 @@ fn facts_of(s: &Server, token: &str, pk: i64, name: &str) -> Vec<(String, i64, V
 fn regex_tagger_writes_match_facts_and_a_second_run_replaces_them() {
     let (s, t, pk) = setup();
     let p = format!("/projects/{pk}");
-    s.post(&format!("{p}/regex_taggers/"), Some(&t), &json!({"description": "vargus", "lexicon": ["varas", "varga"]}))
-        .ok(201);
+    s.post(
+        &format!("{p}/regex_taggers/"),
+        Some(&t),
+        &json!({"description": "vargus", "lexicon": ["varas", "varga"]}),
+    )
+    .ok(201);
     assert!(s.get(&format!("{p}/regex_taggers/1/"), Some(&t)).ok(200).get("task").is_none());
     let apply = |body: Value| s.post(&format!("{p}/regex_taggers/1/apply_to_index/"), Some(&t), &body);
     apply(json!({"description": "run", "fields": ["text"], "indices": [{"name": "news"}],
@@ -69,7 +81,12 @@ fn regex_tagger_writes_match_facts_and_a_second_run_replaces_them() {
     .expect(201, json!({"message": "Started process of applying RegexTagger with id: 1"}));
     let done = s.settle(&t, &format!("{p}/regex_taggers/1/"));
     assert_eq!(
-        (&done["task"]["status"], &done["task"]["total"], &done["task"]["num_processed"], &done["task"]["step"]),
+        (
+            &done["task"]["status"],
+            &done["task"]["total"],
+            &done["task"]["num_processed"],
+            &done["task"]["step"]
+        ),
         (&json!("completed"), &json!(20), &json!(20), &json!(""))
     );
     let first = facts_of(&s, &t, pk, "vargus");
@@ -89,8 +106,7 @@ fn regex_tagger_writes_match_facts_and_a_second_run_replaces_them() {
     // Applying again to every document with a new value replaces nothing of the first run
     // (other values), and applying that again adds nothing.
     for _ in 0..2 {
-        apply(json!({"description": "again", "fields": ["text"], "new_fact_value": "VARGUS", "add_spans": false}))
-            .ok(201);
+        apply(json!({"description": "again", "fields": ["text"], "new_fact_value": "VARGUS", "add_spans": false})).ok(201);
         s.settle(&t, &format!("{p}/regex_taggers/1/"));
     }
     let second = facts_of(&s, &t, pk, "vargus");
@@ -101,7 +117,10 @@ fn regex_tagger_writes_match_facts_and_a_second_run_replaces_them() {
     // again leaves only its own matches.
     apply(json!({"description": "run", "fields": ["text"]})).ok(201);
     s.settle(&t, &format!("{p}/regex_taggers/1/"));
-    assert_eq!(facts_of(&s, &t, pk, "vargus"), first.iter().map(|(l, n, f)| (l.clone(), *n, f.clone())).collect::<Vec<_>>());
+    assert_eq!(
+        facts_of(&s, &t, pk, "vargus"),
+        first.iter().map(|(l, n, f)| (l.clone(), *n, f.clone())).collect::<Vec<_>>()
+    );
     // The facts are searchable and countable at once.
     s.post(&format!("{p}/get_facts/"), Some(&t), &json!({}))
         .expect(200, json!([{"name": "vargus", "values": ["varas", "varga", "varastas"]}]));
@@ -124,8 +143,14 @@ fn tagger_writes_its_positives_and_keeps_tagging_while_its_task_is_the_apply_run
         )
         .expect(201, json!({"message": format!("Started process of applying Tagger with id: {id}")}));
         let done = s.settle(&t, &format!("{p}/taggers/{id}/"));
-        assert_eq!((&done["task"]["status"], &done["task"]["num_processed"]), (&json!("completed"), &json!(40)));
-        assert_ne!(done["task"]["id"], trained["task"]["id"], "the apply run replaced the training task");
+        assert_eq!(
+            (&done["task"]["status"], &done["task"]["num_processed"]),
+            (&json!("completed"), &json!(40))
+        );
+        assert_ne!(
+            done["task"]["id"], trained["task"]["id"],
+            "the apply run replaced the training task"
+        );
         // Precision and the rest are still the training's.
         assert_eq!(done["precision"], trained["precision"]);
     }
@@ -139,7 +164,11 @@ fn tagger_writes_its_positives_and_keeps_tagging_while_its_task_is_the_apply_run
         assert_eq!(f, &expected, "{label} {n}");
     }
     let tagged = s
-        .post(&format!("{p}/taggers/{id}/tag_text/"), Some(&t), &json!({"text": "varas murdis sisse"}))
+        .post(
+            &format!("{p}/taggers/{id}/tag_text/"),
+            Some(&t),
+            &json!({"text": "varas murdis sisse"}),
+        )
         .ok(200);
     assert_eq!(tagged["result"], true);
 }
@@ -148,8 +177,12 @@ fn tagger_writes_its_positives_and_keeps_tagging_while_its_task_is_the_apply_run
 fn bad_requests_get_the_reference_messages() {
     let (s, t, pk) = setup();
     let p = format!("/projects/{pk}");
-    s.post(&format!("{p}/regex_taggers/"), Some(&t), &json!({"description": "vargus", "lexicon": ["varas"]}))
-        .ok(201);
+    s.post(
+        &format!("{p}/regex_taggers/"),
+        Some(&t),
+        &json!({"description": "vargus", "lexicon": ["varas"]}),
+    )
+    .ok(201);
     // A tagger whose training failed (no positives) has no model.
     let failed = s
         .post(
@@ -161,15 +194,31 @@ fn bad_requests_get_the_reference_messages() {
     let failed = s.settle(&t, &format!("{p}/taggers/{}/", failed["id"]));
     assert_eq!(failed["task"]["status"], "failed");
     let cases = [
-        ("taggers/1", json!({"description": "x", "fields": ["text"]}), json!({"new_fact_name": ["This field is required."]})),
-        ("taggers/1", json!({"description": "x", "new_fact_name": "F", "fields": ["text"]}), json!({"detail": "Model does not exist"})),
-        ("regex_taggers/1", json!({"description": "x"}), json!({"fields": ["This field is required."]})),
+        (
+            "taggers/1",
+            json!({"description": "x", "fields": ["text"]}),
+            json!({"new_fact_name": ["This field is required."]}),
+        ),
+        (
+            "taggers/1",
+            json!({"description": "x", "new_fact_name": "F", "fields": ["text"]}),
+            json!({"detail": "Model does not exist"}),
+        ),
+        (
+            "regex_taggers/1",
+            json!({"description": "x"}),
+            json!({"fields": ["This field is required."]}),
+        ),
         (
             "regex_taggers/1",
             json!({"description": "x", "fields": ["nope"]}),
             json!({"fields": ["Entered fields not in current project fields: {'label', 'n', 'text'}"]}),
         ),
-        ("regex_taggers/1", json!({"description": "x", "fields": ["text"], "query": "{"}), json!({"query": ["Value must be valid JSON."]})),
+        (
+            "regex_taggers/1",
+            json!({"description": "x", "fields": ["text"], "query": "{"}),
+            json!({"query": ["Value must be valid JSON."]}),
+        ),
         (
             "regex_taggers/1",
             json!({"description": "x", "fields": ["text"], "indices": ["elsewhere"]}),
@@ -180,11 +229,19 @@ fn bad_requests_get_the_reference_messages() {
             json!({"description": "x", "fields": ["text"], "bulk_size": 0}),
             json!({"bulk_size": ["Ensure this value is greater than or equal to 1."]}),
         ),
-        ("regex_taggers/9", json!({"description": "x", "fields": ["text"]}), json!({"detail": "Not found."})),
+        (
+            "regex_taggers/9",
+            json!({"description": "x", "fields": ["text"]}),
+            json!({"detail": "Not found."}),
+        ),
     ];
     for (model, body, expected) in cases {
         let r = s.post(&format!("{p}/{model}/apply_to_index/"), Some(&t), &body);
-        assert_eq!((r.json(), r.status), (expected.clone(), if expected["detail"] == "Not found." { 404 } else { 400 }), "{model} {body}");
+        assert_eq!(
+            (r.json(), r.status),
+            (expected.clone(), if expected["detail"] == "Not found." { 404 } else { 400 }),
+            "{model} {body}"
+        );
     }
     // A query the store refuses is the request's error, not a failed task.
     let r = s.post(
@@ -213,20 +270,72 @@ fn cli_apply_local_and_remote_give_the_same_results() {
         let file = file.to_str().unwrap();
         ta(&["project", "create", "--title", "p", "--json"]).ok();
         ta(&["import", "--project", "1", "--index", "news", "--description", "d", file, "--json"]).ok();
-        ta(&["regex-tagger", "create", "--project", "1", "--description", "vargus", "--lexicon", "varas", "--json"]).ok();
-        let mut outs = vec![ta(&["regex-tagger", "apply", "1", "--field", "text", "--fact-value", "V", "--no-spans", "--json"]).ok()];
+        ta(&[
+            "regex-tagger",
+            "create",
+            "--project",
+            "1",
+            "--description",
+            "vargus",
+            "--lexicon",
+            "varas",
+            "--json",
+        ])
+        .ok();
+        let mut outs = vec![ta(&[
+            "regex-tagger",
+            "apply",
+            "1",
+            "--field",
+            "text",
+            "--fact-value",
+            "V",
+            "--no-spans",
+            "--json",
+        ])
+        .ok()];
         let query = r#"{"query": {"match": {"label": "crime"}}}"#;
-        ta(&["tagger", "create", "--project", "1", "--description", "crime", "--field", "text", "--query", query, "--json"]).ok();
+        ta(&[
+            "tagger",
+            "create",
+            "--project",
+            "1",
+            "--description",
+            "crime",
+            "--field",
+            "text",
+            "--query",
+            query,
+            "--json",
+        ])
+        .ok();
         outs.push(ta(&["tagger", "apply", "1", "--field", "text", "--fact-name", "TOPIC", "--json"]).ok());
         let failed = ta(&["tagger", "apply", "1", "--field", "nope", "--fact-name", "T"]).fails(3);
         outs.push(json!(failed));
         if with_language {
-            outs.push(ta(&["mlp-index", "create", "--project", "1", "--field", "text", "--analyzer", "lemmas", "--json"]).ok());
+            outs.push(
+                ta(&[
+                    "mlp-index",
+                    "create",
+                    "--project",
+                    "1",
+                    "--field",
+                    "text",
+                    "--analyzer",
+                    "lemmas",
+                    "--json",
+                ])
+                .ok(),
+            );
             outs.push(ta(&["mlp-index", "retry", "1", "--json"]).ok());
         }
         // Every document's source (ids are generated), in one order.
         let found = ta(&["search", "--project", "1", r#"{"match_all": {}}"#]);
-        let mut docs: Vec<Value> = found.stdout.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["_source"].clone()).collect();
+        let mut docs: Vec<Value> = found
+            .stdout
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["_source"].clone())
+            .collect();
         docs.sort_by_key(|d| (d["label"].as_str().unwrap_or_default().to_string(), d["n"].as_i64()));
         outs.push(json!(docs));
         outs
@@ -243,7 +352,13 @@ fn cli_apply_local_and_remote_give_the_same_results() {
     assert_eq!(local[1]["task"]["status"], "completed", "{}", local[1]);
     let docs = local.last().unwrap().as_array().unwrap();
     let crime = docs.iter().find(|d| d["label"] == "crime").unwrap();
-    assert!(crime["texta_facts"].as_array().unwrap().contains(&json!({"fact": "TOPIC", "str_val": "crime", "doc_path": "text", "spans": "[[0, 0]]"})), "{crime}");
+    assert!(
+        crime["texta_facts"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"fact": "TOPIC", "str_val": "crime", "doc_path": "text", "spans": "[[0, 0]]"})),
+        "{crime}"
+    );
 }
 
 /// Applies model `path` (`/projects/{p}/<kind>/{id}/`) over field `text` under fact name
@@ -252,19 +367,28 @@ fn cli_apply_local_and_remote_give_the_same_results() {
 /// its text (`expected`: the values from a tag_text answer).
 pub fn assert_apply_matches_tag_text(s: &Server, t: &str, pk: i64, path: &str, options: Value, expected: impl Fn(&Value) -> Vec<String>) {
     let mut body = json!({"description": "apply", "new_fact_name": "APPLIED", "fields": ["text"]});
-    body.as_object_mut().unwrap().extend(options.as_object().cloned().unwrap_or_default());
+    body.as_object_mut()
+        .unwrap()
+        .extend(options.as_object().cloned().unwrap_or_default());
     s.post(&format!("{path}apply_to_index/"), Some(t), &body).ok(201);
     let done = s.settle(t, path);
     assert_eq!(done["task"]["status"], "completed", "{done}");
     let hits = s
-        .post(&format!("/projects/{pk}/search_by_query/"), Some(t), &json!({"query": {"query": {"match_all": {}}, "size": 1000}}))
+        .post(
+            &format!("/projects/{pk}/search_by_query/"),
+            Some(t),
+            &json!({"query": {"query": {"match_all": {}}, "size": 1000}}),
+        )
         .ok(200);
     let mut positives = 0;
     for hit in hits["results"].as_array().unwrap() {
         let doc = &hit["doc"];
         let text = doc["text"].as_str().unwrap();
         let mut tag_body = json!({"text": text});
-        tag_body.as_object_mut().unwrap().extend(options.as_object().cloned().unwrap_or_default());
+        tag_body
+            .as_object_mut()
+            .unwrap()
+            .extend(options.as_object().cloned().unwrap_or_default());
         let answer = s.post(&format!("{path}tag_text/"), Some(t), &tag_body).ok(200);
         let want: Vec<Value> = expected(&answer)
             .iter()
@@ -287,16 +411,22 @@ fn a_model_runs_one_task_at_a_time() {
     let s = Server::start();
     let t = s.admin_token();
     let pk = s.create_project(&t, "busy", &[])["id"].as_i64().unwrap();
-    let docs: String = (0..3000).map(|i| json!({"text": format!("varas number {i}")}).to_string() + "\n").collect();
+    let docs: String = (0..3000)
+        .map(|i| json!({"text": format!("varas number {i}")}).to_string() + "\n")
+        .collect();
     s.import_jsonl(&t, pk, "news", &docs);
     let p = format!("/projects/{pk}/regex_taggers/");
-    s.post(&p, Some(&t), &json!({"description": "vargus", "lexicon": ["varas"]})).ok(201);
+    s.post(&p, Some(&t), &json!({"description": "vargus", "lexicon": ["varas"]}))
+        .ok(201);
     let body = json!({"description": "run", "fields": ["text"], "bulk_size": 100});
     s.post(&format!("{p}1/apply_to_index/"), Some(&t), &body).ok(201);
     s.post(&format!("{p}1/apply_to_index/"), Some(&t), &body)
         .expect(400, json!({"detail": "A task of this resource is still running."}));
     let done = s.settle(&t, &format!("{p}1/"));
-    assert_eq!((&done["task"]["status"], &done["task"]["num_processed"]), (&json!("completed"), &json!(3000)));
+    assert_eq!(
+        (&done["task"]["status"], &done["task"]["num_processed"]),
+        (&json!("completed"), &json!(3000))
+    );
     s.post(&format!("{p}1/apply_to_index/"), Some(&t), &body).ok(201);
     s.settle(&t, &format!("{p}1/"));
 }
@@ -308,12 +438,19 @@ fn an_index_closed_mid_run_fails_the_run() {
     let s = Server::start();
     let t = s.admin_token();
     let pk = s.create_project(&t, "closing", &[])["id"].as_i64().unwrap();
-    let docs: String = (0..5000).map(|i| json!({"text": format!("varas number {i}")}).to_string() + "\n").collect();
+    let docs: String = (0..5000)
+        .map(|i| json!({"text": format!("varas number {i}")}).to_string() + "\n")
+        .collect();
     s.import_jsonl(&t, pk, "news", &docs);
     let p = format!("/projects/{pk}/regex_taggers/");
-    s.post(&p, Some(&t), &json!({"description": "vargus", "lexicon": ["varas"]})).ok(201);
-    s.post(&format!("{p}1/apply_to_index/"), Some(&t), &json!({"description": "run", "fields": ["text"], "bulk_size": 100}))
+    s.post(&p, Some(&t), &json!({"description": "vargus", "lexicon": ["varas"]}))
         .ok(201);
+    s.post(
+        &format!("{p}1/apply_to_index/"),
+        Some(&t),
+        &json!({"description": "run", "fields": ["text"], "bulk_size": 100}),
+    )
+    .ok(201);
     s.patch("/index/1/", Some(&t), &json!({"is_open": false})).ok(200);
     let done = s.settle(&t, &format!("{p}1/"));
     assert_eq!(

@@ -22,8 +22,12 @@ fn have_data() -> bool {
 }
 
 fn put_docs(s: &Server, t: &str, pk: i64, docs: Value) {
-    s.post(&format!("/projects/{pk}/elastic/documents/"), Some(t), &json!({ "documents": docs }))
-        .ok(200);
+    s.post(
+        &format!("/projects/{pk}/elastic/documents/"),
+        Some(t),
+        &json!({ "documents": docs }),
+    )
+    .ok(200);
 }
 
 fn doc(s: &Server, t: &str, pk: i64, id: &str) -> Value {
@@ -69,7 +73,12 @@ fn runs_over_the_selected_documents_and_a_retry_goes_on_where_it_stopped() {
     );
     let done = s.settle(&t, &format!("{p}/1/"));
     assert_eq!(
-        (&done["task"]["status"], &done["task"]["total"], &done["task"]["num_processed"], &done["task"]["errors"]),
+        (
+            &done["task"]["status"],
+            &done["task"]["total"],
+            &done["task"]["num_processed"],
+            &done["task"]["errors"]
+        ),
         (&json!("completed"), &json!(2), &json!(2), &json!("[]"))
     );
     assert_eq!(
@@ -83,19 +92,33 @@ fn runs_over_the_selected_documents_and_a_retry_goes_on_where_it_stopped() {
     assert_eq!(doc(&s, &t, pk, "b")["text_mlp"]["lang"], "ru");
     assert!(doc(&s, &t, pk, "c").get("text_mlp").is_none(), "outside the query");
     let fields = s.get(&format!("/projects/{pk}/get_fields/"), Some(&t)).ok(200);
-    assert!(fields[0]["fields"].as_array().unwrap().contains(&json!({"path": "text_mlp.lemmas", "type": "text"})), "{fields}");
+    assert!(
+        fields[0]["fields"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"path": "text_mlp.lemmas", "type": "text"})),
+        "{fields}"
+    );
     // Nothing is left to do: a retry selects nothing and counts on.
     s.post(&format!("{p}/1/retry/"), Some(&t), &json!({}))
         .expect(200, json!({"message": "Started retrying MLP worker with id: 1"}));
     let again = s.settle(&t, &format!("{p}/1/"));
-    assert_eq!((&again["task"]["status"], &again["task"]["total"], &again["task"]["num_processed"]), (&json!("completed"), &json!(2), &json!(2)));
+    assert_eq!(
+        (&again["task"]["status"], &again["task"]["total"], &again["task"]["num_processed"]),
+        (&json!("completed"), &json!(2), &json!(2))
+    );
     // Only the description changes.
     s.patch(&format!("{p}/1/"), Some(&t), &json!({"description": "renamed", "fields": ["n"]}))
         .ok(200);
     let renamed = s.get(&format!("{p}/1/"), Some(&t)).ok(200);
-    assert_eq!((&renamed["description"], &renamed["fields"]), (&json!("renamed"), &json!(["text", "comment.text", "n"])));
-    s.post(&format!("{p}/bulk_delete/"), Some(&t), &json!({"ids": [1]}))
-        .expect(200, json!({"num_deleted": 2, "deleted_types": {"core.Task": 1, "mlp.MLPWorker": 1}}));
+    assert_eq!(
+        (&renamed["description"], &renamed["fields"]),
+        (&json!("renamed"), &json!(["text", "comment.text", "n"]))
+    );
+    s.post(&format!("{p}/bulk_delete/"), Some(&t), &json!({"ids": [1]})).expect(
+        200,
+        json!({"num_deleted": 2, "deleted_types": {"core.Task": 1, "mlp.MLPWorker": 1}}),
+    );
 }
 
 #[test]
@@ -132,7 +155,10 @@ fn bad_requests_get_the_reference_messages() {
             json!({"description": "x", "fields": ["nope"]}),
             json!({"fields": ["Entered fields not in current project fields: {'text'}"]}),
         ),
-        (json!({"description": "x", "fields": ["text"], "analyzers": ["x"]}), json!({"analyzers": ["\"x\" is not a valid choice."]})),
+        (
+            json!({"description": "x", "fields": ["text"], "analyzers": ["x"]}),
+            json!({"analyzers": ["\"x\" is not a valid choice."]}),
+        ),
         (json!({"fields": ["text"]}), json!({"description": ["This field is required."]})),
     ];
     for (body, expected) in cases {
@@ -140,7 +166,10 @@ fn bad_requests_get_the_reference_messages() {
     }
     let docs = [
         (json!({"fields_to_parse": ["a"]}), json!({"docs": ["This field is required."]})),
-        (json!({"docs": [{"a": "x"}]}), json!({"fields_to_parse": ["This field is required."]})),
+        (
+            json!({"docs": [{"a": "x"}]}),
+            json!({"fields_to_parse": ["This field is required."]}),
+        ),
         (
             json!({"docs": ["x"], "fields_to_parse": ["a"]}),
             json!({"docs": {"0": ["Expected a dictionary of items but got type \"str\"."]}}),
@@ -157,7 +186,19 @@ fn bad_requests_get_the_reference_messages() {
         .iter()
         .map(|c| c["value"].as_str().unwrap())
         .collect();
-    assert_eq!(values, ["lemmas", "pos_tags", "transliteration", "ner", "contacts", "entities", "namemail", "bounded"]);
+    assert_eq!(
+        values,
+        [
+            "lemmas",
+            "pos_tags",
+            "transliteration",
+            "ner",
+            "contacts",
+            "entities",
+            "namemail",
+            "bounded"
+        ]
+    );
 }
 
 #[test]
@@ -167,9 +208,17 @@ fn without_language_data_a_run_is_refused() {
     let t = s.admin_token();
     let pk = s.create_project(&t, "mlp", &[])["id"].as_i64().unwrap();
     put_docs(&s, &t, pk, json!([{"_index": "news", "_id": "a", "_source": {"text": "x"}}]));
-    let r = s.post(&format!("/projects/{pk}/mlp_index/"), Some(&t), &json!({"description": "x", "fields": ["text"]}));
+    let r = s.post(
+        &format!("/projects/{pk}/mlp_index/"),
+        Some(&t),
+        &json!({"description": "x", "fields": ["text"]}),
+    );
     assert_eq!(r.status, 503, "{}", r.text);
-    assert!(r.json()["detail"].as_str().unwrap().starts_with("language data missing"), "{}", r.text);
+    assert!(
+        r.json()["detail"].as_str().unwrap().starts_with("language data missing"),
+        "{}",
+        r.text
+    );
     assert_eq!(s.get(&format!("/projects/{pk}/mlp_index/"), Some(&t)).ok(200)["count"], 0);
 }
 
@@ -194,8 +243,12 @@ fn killed_run_keeps_committed_batches_and_a_retry_finishes_the_rest() {
         .collect();
     s.import_jsonl(&t, pk, "news", &docs);
     let path = format!("/projects/{pk}/mlp_index/1/");
-    s.post(&format!("/projects/{pk}/mlp_index/"), Some(&t), &json!({"description": "x", "fields": ["text"], "analyzers": ["lemmas"]}))
-        .ok(201);
+    s.post(
+        &format!("/projects/{pk}/mlp_index/"),
+        Some(&t),
+        &json!({"description": "x", "fields": ["text"], "analyzers": ["lemmas"]}),
+    )
+    .ok(201);
     let deadline = Instant::now() + Duration::from_secs(120);
     let committed = loop {
         let task = s.get(&path, Some(&t)).ok(200)["task"].clone();
@@ -211,7 +264,10 @@ fn killed_run_keeps_committed_batches_and_a_retry_finishes_the_rest() {
     let s = Server::start_in(&data, &[]);
     let t = s.admin_token();
     let task = s.get(&path, Some(&t)).ok(200)["task"].clone();
-    assert_eq!((&task["status"], &task["errors"]), (&json!("failed"), &json!("[\"interrupted by restart\"]")));
+    assert_eq!(
+        (&task["status"], &task["errors"]),
+        (&json!("failed"), &json!("[\"interrupted by restart\"]"))
+    );
     let with_output = |s: &Server| {
         let body = json!({"query": {"query": {"exists": {"field": "text_mlp.lang"}}, "size": 0}});
         s.post(&format!("/projects/{pk}/search_by_query/"), Some(&t), &body).ok(200)["count"]
@@ -256,16 +312,27 @@ fn language_detection_over_an_index_and_of_a_text() {
         (&json!("text"), &json!({"query": {"match_all": {}}}), &json!("news"))
     );
     let done = s.settle(&t, &format!("{p}1/"));
-    assert_eq!((&done["task"]["status"], &done["task"]["num_processed"]), (&json!("completed"), &json!(4)));
-    assert_eq!(doc(&s, &t, pk, "a")["text_mlp"], json!({"lemmas": "x", "language": {"detected": "et"}}));
+    assert_eq!(
+        (&done["task"]["status"], &done["task"]["num_processed"]),
+        (&json!("completed"), &json!(4))
+    );
+    assert_eq!(
+        doc(&s, &t, pk, "a")["text_mlp"],
+        json!({"lemmas": "x", "language": {"detected": "et"}})
+    );
     assert_eq!(doc(&s, &t, pk, "b")["text_mlp"], json!({"language": {"detected": "en"}}));
     assert_eq!(doc(&s, &t, pk, "c")["text_mlp"], json!({"language": {"detected": "UNK"}}));
     assert_eq!(doc(&s, &t, pk, "d"), json!({"other": 1}));
     s.post(&p, Some(&t), &json!({"description": "keel"}))
         .expect(400, json!({"field": ["This field is required."]}));
-    s.post("/mlp/detect_lang/", Some(&t), &json!({"text": "Eesti Vabariigi valitsus kogunes täna hommikul."}))
-        .expect(200, json!({"language_code": "et", "language": "estonian"}));
+    s.post(
+        "/mlp/detect_lang/",
+        Some(&t),
+        &json!({"text": "Eesti Vabariigi valitsus kogunes täna hommikul."}),
+    )
+    .expect(200, json!({"language_code": "et", "language": "estonian"}));
     s.post("/mlp/detect_lang/", Some(&t), &json!({"text": "12345"}))
         .expect(400, json!({"detail": "Could not detect the language!"}));
-    s.post("/mlp/detect_lang/", Some(&t), &json!({})).expect(400, json!({"text": ["This field is required."]}));
+    s.post("/mlp/detect_lang/", Some(&t), &json!({}))
+        .expect(400, json!({"text": ["This field is required."]}));
 }

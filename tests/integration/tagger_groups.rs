@@ -384,7 +384,12 @@ fn tagger_group_routes_and_errors() {
     // Applied to the index: each document gets the tags tag_text gives its text.
     let options = json!({"lemmatize": false, "use_ner": false});
     crate::apply::assert_apply_matches_tag_text(&s, t, pk, &format!("{url}{id}/"), options, |answer| {
-        answer.as_array().unwrap().iter().map(|tag| tag["tag"].as_str().unwrap().to_string()).collect()
+        answer
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tag| tag["tag"].as_str().unwrap().to_string())
+            .collect()
     });
 
     // Delete: the members, their tasks and model files go with the group.

@@ -368,7 +368,8 @@ impl SearchBackend for ElasticBackend {
     fn ensure_fact_mapping(&self, index: &str) -> Result<()> {
         Self::check_name(index)?;
         let mapping = index_settings()["mappings"].take();
-        self.call(Method::PUT, self.url(&[index, "_mapping"], &[]), Body::Json(mapping)).map(drop)
+        self.call(Method::PUT, self.url(&[index, "_mapping"], &[]), Body::Json(mapping))
+            .map(drop)
     }
 
     fn delete_index(&self, name: &str) -> Result<()> {

@@ -324,19 +324,29 @@ impl StoreIndex {
             last.insert(&d.id, i);
         }
         if !last.is_empty() {
-            let terms = last
-                .keys()
-                .flat_map(|id| [Term::from_field_text(self.fields.id, id), Term::from_field_text(self.fields.parent, id)]);
+            let terms = last.keys().flat_map(|id| {
+                [
+                    Term::from_field_text(self.fields.id, id),
+                    Term::from_field_text(self.fields.parent, id),
+                ]
+            });
             writer.delete_query(Box::new(TermSetQuery::new(terms))).map_err(backend_err)?;
         }
-        let kept: Vec<bool> = docs.iter().enumerate().map(|(i, d)| !d.replace || last.get(d.id.as_str()) == Some(&i)).collect();
+        let kept: Vec<bool> = docs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| !d.replace || last.get(d.id.as_str()) == Some(&i))
+            .collect();
         for (Pending { id, source, .. }, keep) in docs.into_iter().zip(kept) {
             if !keep {
                 continue;
             }
             changed |= mapping.observe(source.tree());
             // one group: the document directly followed by its facts (`block_join.rs`)
-            let group: Vec<_> = StoreDoc::group(self.fields, id, source).into_iter().map(UserOperation::Add).collect();
+            let group: Vec<_> = StoreDoc::group(self.fields, id, source)
+                .into_iter()
+                .map(UserOperation::Add)
+                .collect();
             writer.run(group).map_err(backend_err)?;
         }
         if changed {

@@ -12,7 +12,11 @@ pub fn operations() -> Vec<Operation> {
         .into_iter()
         .map(|o| if o.status == 201 { analyses_text(o) } else { o })
         .collect();
-    ops.extend(crud::operations::<LangIndexes>().into_iter().map(|o| if o.status == 201 { analyses_text(o) } else { o }));
+    ops.extend(
+        crud::operations::<LangIndexes>()
+            .into_iter()
+            .map(|o| if o.status == 201 { analyses_text(o) } else { o }),
+    );
     ops.extend([
         analyses_text(op!(Post "/projects/{project_pk}/mlp_index/{id}/retry/", "mlp_index", "Go on where the run stopped: the selected documents still without the output of a field (ta extension; a task)", [] => [MessageOut],
             |e, c| e.retry_mlp_index(c.ctx()?, c.pk()?, c.id("id")?, None)?)),
