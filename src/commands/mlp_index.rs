@@ -75,7 +75,10 @@ pub enum LangIndexCmd {
     Retry(RetryArgs),
 }
 
+/// The engine call that creates a run (local mode).
 type Start<T> = fn(&Arc<Engine>, &Ctx, i64, &Value, Option<Observer>) -> Result<T>;
+/// The engine call that retries a run (local mode).
+type Resume<T> = fn(&Arc<Engine>, &Ctx, i64, i64, Option<Observer>) -> Result<T>;
 
 /// Creates a run of `kind` with `body` added to the selection and waits for it.
 fn create<T: Serialize>(t: &Target, kind: Kind, run: &RunArgs, mut body: Value, local: Start<T>) -> Result<Value> {
@@ -94,12 +97,7 @@ fn create<T: Serialize>(t: &Target, kind: Kind, run: &RunArgs, mut body: Value, 
 }
 
 /// Retries run `a.id` of `kind` and waits for it.
-fn retry<T>(
-    t: &Target,
-    kind: Kind,
-    a: &RetryArgs,
-    local: fn(&Arc<Engine>, &Ctx, i64, i64, Option<Observer>) -> Result<T>,
-) -> Result<Value> {
+fn retry<T>(t: &Target, kind: Kind, a: &RetryArgs, local: Resume<T>) -> Result<Value> {
     let pk = project_for(t, &a.p, kind, a.id)?;
     resources::task_action(t, (kind, pk, a.id), ("retry", &json!({})), |e, ctx, observer| {
         local(e, ctx, pk, a.id, Some(observer)).map(drop)

@@ -129,7 +129,7 @@ impl Engine {
             separator: s.separator,
             num_documents: s.num_documents,
             num_documents_success: s.num_documents_success,
-            task: self.linked_task(&r)?,
+            task: self.linked_task(r)?,
         })
     }
 

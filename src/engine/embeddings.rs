@@ -171,7 +171,7 @@ impl Engine {
             max_documents: s.max_documents,
             min_freq: s.min_freq,
             vocab_size: s.vocab_size,
-            task: self.linked_task(&r)?,
+            task: self.linked_task(r)?,
         })
     }
 

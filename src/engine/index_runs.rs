@@ -28,6 +28,9 @@ pub struct DocOutcome {
     pub problems: Vec<String>,
 }
 
+/// A document's id, its `_source` as read and the keys to replace in it.
+type ReadUpdate = (String, Value, Map<String, Value>);
+
 /// Per-document problem lines a task lists before it only counts the rest.
 const MAX_PROBLEM_LINES: usize = 100;
 
@@ -165,7 +168,7 @@ impl Engine {
             self.scan_documents(&selection.indices, &selection.query, batch.max(1), &mut |hits| {
                 let outcomes = run(&hits)?;
                 let open = self.project_indices(pk)?;
-                let mut writes: BTreeMap<String, Vec<(String, Value, Map<String, Value>)>> = BTreeMap::new();
+                let mut writes: BTreeMap<String, Vec<ReadUpdate>> = BTreeMap::new();
                 let count = hits.len() as u64;
                 for (hit, outcome) in hits.into_iter().zip(outcomes) {
                     for p in outcome.problems {

@@ -257,7 +257,7 @@ impl Engine {
             url: resource_url(ctx, r.project_id, Kind::RegexTaggerGroup, r.id),
             regex_taggers: members.iter().map(|m| m.id).collect(),
             author_username: r.author_username.clone(),
-            task: self.linked_task(&r)?,
+            task: self.linked_task(r)?,
             description: r.description.clone(),
             tagger_info: members
                 .iter()

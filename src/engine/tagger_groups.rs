@@ -317,7 +317,7 @@ impl Engine {
             ..TaggerStatus::default()
         };
         for m in &members {
-            let task = self.linked_task(&m)?;
+            let task = self.linked_task(m)?;
             match task.map_or(TaskStatus::Created, |t| t.status) {
                 TaskStatus::Completed => status.completed += 1,
                 TaskStatus::Running => status.training += 1,

@@ -265,7 +265,7 @@ impl Engine {
             num_positives: m.as_ref().map(|m| m.num_positives),
             num_negatives: m.as_ref().map(|m| m.num_negatives),
             plot,
-            task: self.linked_task(&r)?,
+            task: self.linked_task(r)?,
             indices: self.index_objects(ctx, &s.indices)?,
             tagger_groups: self
                 .owners((Kind::Tagger, r.id), Kind::TaggerGroup)?

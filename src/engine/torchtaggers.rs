@@ -271,7 +271,7 @@ impl Engine {
             minimum_sample_size: s.minimum_sample_size,
             num_epochs: s.num_epochs,
             plot,
-            task: self.linked_task(&r)?,
+            task: self.linked_task(r)?,
             fact_name: s.fact_name.clone(),
             epoch_reports: s.epoch_reports.clone(),
             indices: self.index_objects(ctx, &s.indices)?,
