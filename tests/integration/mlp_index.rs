@@ -51,6 +51,7 @@ fn runs_over_the_selected_documents_and_a_retry_goes_on_where_it_stopped() {
                                                      "texta_facts": [{"fact": "X", "str_val": "y", "doc_path": "text", "spans": "[[0, 0]]"}]}},
             {"_index": "news", "_id": "b", "_source": {"text": ["Первый абзац.", "Второй абзац."], "n": 2}},
             {"_index": "news", "_id": "c", "_source": {"text": "Ei valitud.", "n": 3}},
+            {"_index": "news", "_id": "long", "_source": {"text": "sõna ".repeat(200_001), "n": 0}},
         ]),
     );
     let p = format!("/projects/{pk}/mlp_index");
@@ -79,8 +80,14 @@ fn runs_over_the_selected_documents_and_a_retry_goes_on_where_it_stopped() {
             &done["task"]["num_processed"],
             &done["task"]["errors"]
         ),
-        (&json!("completed"), &json!(2), &json!(2), &json!("[]"))
+        (
+            &json!("completed"),
+            &json!(3),
+            &json!(3),
+            &json!("[\"news/long text: text longer than 1000000 characters\"]")
+        )
     );
+    assert!(doc(&s, &t, pk, "long").get("text_mlp").is_none());
     assert_eq!(
         doc(&s, &t, pk, "a"),
         json!({"text": "Kalle elab Tallinnas.",
@@ -99,13 +106,13 @@ fn runs_over_the_selected_documents_and_a_retry_goes_on_where_it_stopped() {
             .contains(&json!({"path": "text_mlp.lemmas", "type": "text"})),
         "{fields}"
     );
-    // Nothing is left to do: a retry selects nothing and counts on.
+    // A retry reads only the document still without output (the one too long) and counts on.
     s.post(&format!("{p}/1/retry/"), Some(&t), &json!({}))
         .expect(200, json!({"message": "Started retrying MLP worker with id: 1"}));
     let again = s.settle(&t, &format!("{p}/1/"));
     assert_eq!(
         (&again["task"]["status"], &again["task"]["total"], &again["task"]["num_processed"]),
-        (&json!("completed"), &json!(2), &json!(2))
+        (&json!("completed"), &json!(4), &json!(4))
     );
     // Only the description changes.
     s.patch(&format!("{p}/1/"), Some(&t), &json!({"description": "renamed", "fields": ["n"]}))
