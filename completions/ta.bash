@@ -49,6 +49,9 @@ _ta() {
             ta,init)
                 cmd="ta__subcmd__init"
                 ;;
+            ta,lang-index)
+                cmd="ta__subcmd__lang__subcmd__index"
+                ;;
             ta,lexicon)
                 cmd="ta__subcmd__lexicon"
                 ;;
@@ -322,6 +325,9 @@ _ta() {
             ta__subcmd__help,init)
                 cmd="ta__subcmd__help__subcmd__init"
                 ;;
+            ta__subcmd__help,lang-index)
+                cmd="ta__subcmd__help__subcmd__lang__subcmd__index"
+                ;;
             ta__subcmd__help,lexicon)
                 cmd="ta__subcmd__help__subcmd__lexicon"
                 ;;
@@ -468,6 +474,24 @@ _ta() {
                 ;;
             ta__subcmd__help__subcmd__index,update)
                 cmd="ta__subcmd__help__subcmd__index__subcmd__update"
+                ;;
+            ta__subcmd__help__subcmd__lang__subcmd__index,bulk-delete)
+                cmd="ta__subcmd__help__subcmd__lang__subcmd__index__subcmd__bulk__subcmd__delete"
+                ;;
+            ta__subcmd__help__subcmd__lang__subcmd__index,create)
+                cmd="ta__subcmd__help__subcmd__lang__subcmd__index__subcmd__create"
+                ;;
+            ta__subcmd__help__subcmd__lang__subcmd__index,delete)
+                cmd="ta__subcmd__help__subcmd__lang__subcmd__index__subcmd__delete"
+                ;;
+            ta__subcmd__help__subcmd__lang__subcmd__index,list)
+                cmd="ta__subcmd__help__subcmd__lang__subcmd__index__subcmd__list"
+                ;;
+            ta__subcmd__help__subcmd__lang__subcmd__index,retry)
+                cmd="ta__subcmd__help__subcmd__lang__subcmd__index__subcmd__retry"
+                ;;
+            ta__subcmd__help__subcmd__lang__subcmd__index,show)
+                cmd="ta__subcmd__help__subcmd__lang__subcmd__index__subcmd__show"
                 ;;
             ta__subcmd__help__subcmd__lexicon,bulk-delete)
                 cmd="ta__subcmd__help__subcmd__lexicon__subcmd__bulk__subcmd__delete"
@@ -765,6 +789,48 @@ _ta() {
                 ;;
             ta__subcmd__index__subcmd__help,update)
                 cmd="ta__subcmd__index__subcmd__help__subcmd__update"
+                ;;
+            ta__subcmd__lang__subcmd__index,bulk-delete)
+                cmd="ta__subcmd__lang__subcmd__index__subcmd__bulk__subcmd__delete"
+                ;;
+            ta__subcmd__lang__subcmd__index,create)
+                cmd="ta__subcmd__lang__subcmd__index__subcmd__create"
+                ;;
+            ta__subcmd__lang__subcmd__index,delete)
+                cmd="ta__subcmd__lang__subcmd__index__subcmd__delete"
+                ;;
+            ta__subcmd__lang__subcmd__index,help)
+                cmd="ta__subcmd__lang__subcmd__index__subcmd__help"
+                ;;
+            ta__subcmd__lang__subcmd__index,list)
+                cmd="ta__subcmd__lang__subcmd__index__subcmd__list"
+                ;;
+            ta__subcmd__lang__subcmd__index,retry)
+                cmd="ta__subcmd__lang__subcmd__index__subcmd__retry"
+                ;;
+            ta__subcmd__lang__subcmd__index,show)
+                cmd="ta__subcmd__lang__subcmd__index__subcmd__show"
+                ;;
+            ta__subcmd__lang__subcmd__index__subcmd__help,bulk-delete)
+                cmd="ta__subcmd__lang__subcmd__index__subcmd__help__subcmd__bulk__subcmd__delete"
+                ;;
+            ta__subcmd__lang__subcmd__index__subcmd__help,create)
+                cmd="ta__subcmd__lang__subcmd__index__subcmd__help__subcmd__create"
+                ;;
+            ta__subcmd__lang__subcmd__index__subcmd__help,delete)
+                cmd="ta__subcmd__lang__subcmd__index__subcmd__help__subcmd__delete"
+                ;;
+            ta__subcmd__lang__subcmd__index__subcmd__help,help)
+                cmd="ta__subcmd__lang__subcmd__index__subcmd__help__subcmd__help"
+                ;;
+            ta__subcmd__lang__subcmd__index__subcmd__help,list)
+                cmd="ta__subcmd__lang__subcmd__index__subcmd__help__subcmd__list"
+                ;;
+            ta__subcmd__lang__subcmd__index__subcmd__help,retry)
+                cmd="ta__subcmd__lang__subcmd__index__subcmd__help__subcmd__retry"
+                ;;
+            ta__subcmd__lang__subcmd__index__subcmd__help,show)
+                cmd="ta__subcmd__lang__subcmd__index__subcmd__help__subcmd__show"
                 ;;
             ta__subcmd__lexicon,bulk-delete)
                 cmd="ta__subcmd__lexicon__subcmd__bulk__subcmd__delete"
@@ -1379,7 +1445,7 @@ _ta() {
 
     case "${cmd}" in
         ta)
-            opts="-h -V --data-dir --search-url --server --token --as --json --help --version init serve health register login logout user project regex-tagger regex-tagger-group tagger tagger-group torchtagger embedding lexicon saved-search anonymizer mlp mlp-index import search doc index core-variable task api completions man help"
+            opts="-h -V --data-dir --search-url --server --token --as --json --help --version init serve health register login logout user project regex-tagger regex-tagger-group tagger tagger-group torchtagger embedding lexicon saved-search anonymizer mlp mlp-index lang-index import search doc index core-variable task api completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3351,7 +3417,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help)
-            opts="init serve health register login logout user project regex-tagger regex-tagger-group tagger tagger-group torchtagger embedding lexicon saved-search anonymizer mlp mlp-index import search doc index core-variable task api completions man help"
+            opts="init serve health register login logout user project regex-tagger regex-tagger-group tagger tagger-group torchtagger embedding lexicon saved-search anonymizer mlp mlp-index lang-index import search doc index core-variable task api completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3941,6 +4007,104 @@ _ta() {
         ta__subcmd__help__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__lang__subcmd__index)
+            opts="list show delete bulk-delete create retry"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__lang__subcmd__index__subcmd__bulk__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__lang__subcmd__index__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__lang__subcmd__index__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__lang__subcmd__index__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__lang__subcmd__index__subcmd__retry)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__lang__subcmd__index__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -5792,6 +5956,400 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__lang__subcmd__index)
+            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete create retry help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lang__subcmd__index__subcmd__bulk__subcmd__delete)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lang__subcmd__index__subcmd__create)
+            opts="-h --project --description --index --query --field --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --description)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --index)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --query)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lang__subcmd__index__subcmd__delete)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lang__subcmd__index__subcmd__help)
+            opts="list show delete bulk-delete create retry help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lang__subcmd__index__subcmd__help__subcmd__bulk__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lang__subcmd__index__subcmd__help__subcmd__create)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lang__subcmd__index__subcmd__help__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lang__subcmd__index__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lang__subcmd__index__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lang__subcmd__index__subcmd__help__subcmd__retry)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lang__subcmd__index__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lang__subcmd__index__subcmd__list)
+            opts="-h --project --ordering --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ordering)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lang__subcmd__index__subcmd__retry)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__lang__subcmd__index__subcmd__show)
+            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__lexicon)
             opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete create update help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -6411,7 +6969,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__mlp__subcmd__index__subcmd__create)
-            opts="-h --project --description --index --field --query --analyzer --data-dir --search-url --server --token --as --json --help"
+            opts="-h --project --description --index --query --field --analyzer --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -6429,11 +6987,11 @@ _ta() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --field)
+                --query)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --query)
+                --field)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
