@@ -263,8 +263,8 @@ impl Engine {
     }
 
     /// Every resource of a kind in a project, filtered and ordered by the list's query
-    /// (`ordering` over the id, author, description and `config_keys`; `description`;
-    /// `task_status`).
+    /// (`ordering` over the id, author, description, the task's start, end and status, and
+    /// `config_keys`; `description`; `task_status`).
     pub fn filtered_resources(
         &self,
         kind: Kind,
@@ -276,7 +276,17 @@ impl Engine {
             .iter()
             .map(|k| (*k, format!("json_extract(r.config, '$.{k}')")))
             .collect();
-        let mut allowed = vec![("id", "r.id"), ("author__username", "u.username"), ("description", "r.description")];
+        let mut allowed = vec![
+            ("id", "r.id"),
+            ("author__username", "u.username"),
+            ("description", "r.description"),
+            ("task__time_started", "(SELECT t.time_started FROM tasks t WHERE t.id = r.task_id)"),
+            (
+                "task__time_completed",
+                "(SELECT t.time_completed FROM tasks t WHERE t.id = r.task_id)",
+            ),
+            ("task__status", "(SELECT t.status FROM tasks t WHERE t.id = r.task_id)"),
+        ];
         allowed.extend(config.iter().map(|(k, sql)| (*k, sql.as_str())));
         let order = order_clause(query.get("ordering").map(String::as_str), &allowed);
         let filter = query.get("description").cloned().unwrap_or_default();

@@ -459,3 +459,35 @@ fn an_index_closed_mid_run_fails_the_run() {
         "{done}"
     );
 }
+
+/// Lists order by their task's start, end and status too (`?ordering=-task__time_started`).
+#[test]
+fn lists_order_by_the_task() {
+    let (s, t, pk) = setup();
+    let p = format!("/projects/{pk}/regex_taggers/");
+    for word in ["varas", "ilm"] {
+        s.post(&p, Some(&t), &json!({"description": word, "lexicon": [word]})).ok(201);
+    }
+    // Applied in reverse order: the second tagger's run starts first.
+    for id in [2, 1] {
+        s.post(
+            &format!("{p}{id}/apply_to_index/"),
+            Some(&t),
+            &json!({"description": "run", "fields": ["text"]}),
+        )
+        .ok(201);
+        s.settle(&t, &format!("{p}{id}/"));
+    }
+    let ids = |ordering: &str| -> Vec<i64> {
+        s.get(&format!("{p}?ordering={ordering}"), Some(&t)).ok(200)["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_i64().unwrap())
+            .collect()
+    };
+    assert_eq!(
+        (ids("task__time_started"), ids("-task__time_started"), ids("task__status")),
+        (vec![2, 1], vec![1, 2], vec![1, 2])
+    );
+}
