@@ -582,5 +582,7 @@ impl BulkLoader for ElasticLoader<'_> {
     }
 }
 
+#[cfg(any(test, feature = "replay"))]
+pub mod replay;
 #[cfg(test)]
 mod tests;
