@@ -491,3 +491,38 @@ fn lists_order_by_the_task() {
         (vec![2, 1], vec![1, 2], vec![1, 2])
     );
 }
+
+/// `ta regex-tagger apply` with the Elasticsearch backend, against the replay server of
+/// `tests/fixtures/elastic/apply.json`: the fact mapping is put first, the documents are
+/// scrolled, and each gets its facts in one bulk update that waits for the refresh.
+#[test]
+fn applies_on_elasticsearch_as_recorded() {
+    use ta_search::elastic::replay::Mock;
+    let dir = tempfile::tempdir().unwrap();
+    let mock = Mock::start("apply.json", "regex_apply");
+    let env = [("TA_SEARCH_URL", Some(mock.url.as_str()))];
+    let ta = |args: &[&str]| {
+        let out = common::ta_env(dir.path(), args, &env);
+        assert_eq!(mock.failures(), Vec::<String>::new(), "{out:?}");
+        out
+    };
+    ta(&["project", "create", "--title", "p", "--index", "news", "--json"]).ok();
+    ta(&[
+        "regex-tagger",
+        "create",
+        "--project",
+        "1",
+        "--description",
+        "vargus",
+        "--lexicon",
+        "varas",
+        "--json",
+    ])
+    .ok();
+    let done = ta(&["regex-tagger", "apply", "1", "--field", "text", "--json"]).ok();
+    assert_eq!(
+        (&done["task"]["status"], &done["task"]["total"], &done["task"]["num_processed"]),
+        (&json!("completed"), &json!(2), &json!(2))
+    );
+    mock.finish();
+}

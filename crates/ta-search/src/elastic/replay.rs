@@ -24,7 +24,10 @@ pub struct Mock {
 #[derive(Default)]
 struct Replay {
     exchanges: Vec<Value>,
+    /// The first exchange not played yet.
     next: usize,
+    /// Exchanges played out of order (marked `"unordered": true`).
+    played: Vec<usize>,
     failures: Vec<String>,
 }
 
@@ -88,18 +91,39 @@ impl Replay {
         None
     }
 
+    /// The answer to `request`: the next exchange's, or that of a later exchange marked
+    /// `"unordered": true` (a request a client sends concurrently with others) that matches.
     fn answer(&mut self, request: &Request) -> (u16, String) {
         let label = format!("{} {}", request.method, request.path);
         let Some(exchange) = self.exchanges.get(self.next).cloned() else {
             self.failures.push(format!("unexpected request {label}"));
             return (500, json!({"error": "mock: no more exchanges"}).to_string());
         };
-        if let Some(why) = Self::mismatch(&exchange["request"], request) {
+        // Candidates: the unplayed exchanges up to and including the next ordered one.
+        let mut candidates = Vec::new();
+        for i in self.next..self.exchanges.len() {
+            if self.played.contains(&i) {
+                continue;
+            }
+            candidates.push(i);
+            if self.exchanges[i]["unordered"] != true {
+                break;
+            }
+        }
+        let found = candidates
+            .iter()
+            .copied()
+            .find(|i| Self::mismatch(&self.exchanges[*i]["request"], request).is_none());
+        let Some(index) = found else {
+            let why = Self::mismatch(&exchange["request"], request).unwrap_or_default();
             self.failures.push(format!("exchange {}: {label}: {why}", self.next));
             return (500, json!({"error": format!("mock: {why}")}).to_string());
+        };
+        self.played.push(index);
+        while self.played.contains(&self.next) {
+            self.next += 1;
         }
-        self.next += 1;
-        let response = &exchange["response"];
+        let response = &self.exchanges[index]["response"];
         let status = response["status"].as_u64().expect("response.status") as u16;
         let body = response.get("body").map(Value::to_string).unwrap_or_default();
         (status, body)

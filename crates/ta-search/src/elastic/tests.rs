@@ -4,9 +4,9 @@
 use serde_json::{json, Map, Value};
 
 use super::replay::{scenario, Mock};
-use std::net::TcpListener;
 use super::*;
 use crate::source::Source;
+use std::net::TcpListener;
 
 fn names(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
