@@ -34,6 +34,7 @@ pub mod projects;
 pub use ta_regex as regex_tagger;
 pub use ta_text::pytext;
 pub mod regex_facts;
+pub mod reindexer;
 pub mod regex_taggers;
 pub mod resources;
 pub mod sample;

@@ -62,10 +62,11 @@ pub enum Kind {
     Search,
     MlpIndex,
     LangIndex,
+    Reindexer,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 13] = [
         Kind::RegexTagger,
         Kind::RegexTaggerGroup,
         Kind::Anonymizer,
@@ -78,6 +79,7 @@ impl Kind {
         Kind::Search,
         Kind::MlpIndex,
         Kind::LangIndex,
+        Kind::Reindexer,
     ];
 
     /// The kind's names, in one place: its tag in the state database, its route segment and
@@ -96,6 +98,7 @@ impl Kind {
             Kind::Search => ("search", "searches", "core.Search"),
             Kind::MlpIndex => ("mlp_index", "mlp_index", "mlp.MLPWorker"),
             Kind::LangIndex => ("lang_index", "lang_index", "mlp.ApplyLangWorker"),
+            Kind::Reindexer => ("reindexer", "reindexer", "elastic.Reindexer"),
         }
     }
     pub fn tag(self) -> &'static str {

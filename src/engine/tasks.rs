@@ -102,6 +102,8 @@ pub enum TaskKind {
     MlpIndex { worker: i64, resume: bool },
     /// Language detection over indices by lang_index `worker` (`resume`: a retry).
     LangIndex { worker: i64, resume: bool },
+    /// Copy the selected documents into the new index of reindexer `reindexer`.
+    Reindex { reindexer: i64 },
     /// Apply model `id` of kind `model` to indices, as user `user`.
     ApplyModel {
         model: super::apply::ApplyModel,
@@ -127,6 +129,7 @@ impl TaskKind {
             TaskKind::ApplyModel { .. } => "apply_to_index",
             TaskKind::MlpIndex { .. } => "mlp_index",
             TaskKind::LangIndex { .. } => "lang_index",
+            TaskKind::Reindex { .. } => "reindexer",
         }
     }
 }
@@ -465,6 +468,7 @@ impl Engine {
             }
             TaskKind::MlpIndex { worker, .. } => self.rerun_mlp_index(pk, worker)?,
             TaskKind::LangIndex { worker, .. } => self.rerun_lang_index(pk, worker, None)?,
+            TaskKind::Reindex { reindexer } => self.rerun_reindexer(pk, reindexer)?,
             TaskKind::ApplyModel { model, id, user, request } => {
                 let ctx = Ctx {
                     user: self.user_by_id(user)?,

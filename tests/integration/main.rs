@@ -18,6 +18,7 @@ mod mlp;
 mod mlp_index;
 mod models;
 mod pipes;
+mod reindexer;
 mod tagger_groups;
 mod torchtaggers;
 mod training_crash;

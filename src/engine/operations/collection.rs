@@ -1,10 +1,11 @@
 //! Operations that read whole indices and write into their documents (`collection.md`):
 //! `apply_to_index` of the four model kinds, language processing over indices (`mlp_index`)
-//! and of sent documents (`/mlp/docs/`).
-use super::{analyses_text, crud, op, Operation};
+//! and of sent documents (`/mlp/docs/`), the reindexer.
+use super::{analyses_text, crud, op, Method, Operation};
 use crate::engine::apply::{ApplyIn, ApplyModel, ApplyOut};
 use crate::engine::lang_index::{DetectLangIn, DetectLangOut, LangIndexes};
 use crate::engine::mlp_index::{MessageOut, MlpDocsIn, MlpIndexes};
+use crate::engine::reindexer::Reindexers;
 use serde_json::Value;
 
 pub fn operations() -> Vec<Operation> {
@@ -16,6 +17,12 @@ pub fn operations() -> Vec<Operation> {
         crud::operations::<LangIndexes>()
             .into_iter()
             .map(|o| if o.status == 201 { analyses_text(o) } else { o }),
+    );
+    // A reindexer cannot be changed: PUT and PATCH answer 405, as in the reference.
+    ops.extend(
+        crud::operations::<Reindexers>()
+            .into_iter()
+            .filter(|o| !matches!(o.method, Method::Put | Method::Patch)),
     );
     ops.extend([
         analyses_text(op!(Post "/projects/{project_pk}/mlp_index/{id}/retry/", "mlp_index", "Go on where the run stopped: the selected documents still without the output of a field (ta extension; a task)", [] => [MessageOut],
