@@ -38,7 +38,9 @@ fn field_type(spec: &str) -> Result<Value> {
     match spec.split(':').collect::<Vec<_>>()[..] {
         [path, kind] => Ok(json!({"path": path, "field_type": kind})),
         [path, kind, new] => Ok(json!({"path": path, "field_type": kind, "new_path_name": new})),
-        _ => Err(Error::BadRequest(format!("--field-type {spec}: expected PATH:TYPE or PATH:TYPE:NEW_PATH"))),
+        _ => Err(Error::BadRequest(format!(
+            "--field-type {spec}: expected PATH:TYPE or PATH:TYPE:NEW_PATH"
+        ))),
     }
 }
 

@@ -93,7 +93,8 @@ struct Stored {
 
 /// Whether dotted `path` is `field` or lies below it.
 fn under(path: &str, field: &str) -> bool {
-    path.strip_prefix(field).is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+    path.strip_prefix(field)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
 }
 
 /// The leaves of `value` by dotted path, in document order (arrays are leaves).
@@ -368,7 +369,8 @@ impl Engine {
         let fields = f.strings("fields", List::OPTIONAL, Str::REQUIRED).unwrap_or_default();
         if !fields.is_empty() {
             let known = self.project_field_paths(pk)?;
-            if fields.iter().any(|x| !known.contains(x)) {
+            // A path names a field or the object above fields.
+            if fields.iter().any(|x| !known.iter().any(|k| under(k, x))) {
                 f.fail(
                     "fields",
                     format!(
@@ -471,7 +473,10 @@ mod tests {
         let doc = json!({"comment": {"text": "x", "n": 2}, "title": "t", "texta_facts": [{"fact": "A"}], "commentary": 1});
         let all = Copier::new(&[], &[]);
         assert_eq!(Value::Object(all.copy(&doc).unwrap()), doc);
-        let some = Copier::new(&["comment".into(), "texta_facts".into()], &[rename("comment.text", "body"), rename("title", "heading")]);
+        let some = Copier::new(
+            &["comment".into(), "texta_facts".into()],
+            &[rename("comment.text", "body"), rename("title", "heading")],
+        );
         assert_eq!(
             Value::Object(some.copy(&doc).unwrap()),
             json!({"body": "x", "comment": {"n": 2}, "texta_facts": [{"fact": "A"}]})

@@ -101,7 +101,8 @@ fn copies_the_selected_fields_renamed_into_a_new_index_under_fresh_ids() {
         );
     }
     // Deleting the reindexer keeps the new index.
-    s.delete(&format!("{p}/1/"), Some(&t)).ok(204);
+    let r = s.delete(&format!("{p}/1/"), Some(&t));
+    assert_eq!((r.status, r.text.as_str()), (204, ""));
     assert_eq!(sources(&s, &t, pk, "news_smath").len(), 2);
     s.get(&format!("{p}/"), Some(&t)).expect(200, json!({"count": 0, "results": []}));
 }
@@ -121,7 +122,11 @@ fn a_random_sample_respects_the_query_and_every_field_is_copied_by_default() {
         let done = s.settle(&t, &format!("{p}/{}/", id + 1));
         assert_eq!(
             (&done["task"]["status"], &done["task"]["total"], &done["query"]),
-            (&json!("completed"), &json!(size.min(3)), &json!("{\"query\": {\"term\": {\"module\": \"smath\"}}}"))
+            (
+                &json!("completed"),
+                &json!(size.min(3)),
+                &json!("{\"query\": {\"term\": {\"module\": \"smath\"}}}")
+            )
         );
         let copied = sources(&s, &t, pk, index);
         assert_eq!(copied.len(), size.min(3) as usize);
@@ -164,23 +169,16 @@ fn validation_messages() {
             "field_type": ["\"str\" is not a valid field type."],
         }),
     );
+    s.post(&p, Some(&t), &json!({"description": "x", "indices": ["news"], "new_index": "News"}))
+        .expect(400, json!({"detail": "Uppercase characters are not allowed!"}));
     s.post(
         &p,
         Some(&t),
-        &json!({"description": "x", "indices": ["news"], "new_index": "News"}),
-    )
-    .expect(400, json!({"detail": "Uppercase characters are not allowed!"}));
-    s.post(
-        &p,
-        Some(&t),
-        &json!({"description": "x", "indices": ["news"], "new_index": "fresh", "query": {"query": {"range": {"n": {"lte": "x"}}}}}),
+        &json!({"description": "x", "indices": ["news"], "new_index": "fresh", "query": {"query": {"no_such_query": {}}}}),
     )
     .ok(400);
     // Nothing was created by the refused requests.
-    assert_eq!(
-        s.get(&format!("/projects/{pk}/"), Some(&t)).ok(200)["indices"],
-        json!(["news"])
-    );
+    assert_eq!(s.get(&format!("/projects/{pk}/"), Some(&t)).ok(200)["indices"], json!(["news"]));
 }
 
 /// A `ta serve` killed mid-run: on restart the task is failed and the new index is empty.
@@ -227,7 +225,7 @@ fn a_killed_run_leaves_the_new_index_empty() {
     assert_eq!(count(&s), json!(0));
     // A retry of the failed run copies everything.
     let retried = s.post(&format!("/tasks/{}/retry/", task["id"]), Some(&t), &json!({})).ok(200);
-    assert_eq!(retried["status"], "created", "{retried}");
+    assert_eq!(retried["kind"], "reindexer", "{retried}");
     assert_eq!(s.settle(&t, &path)["task"]["status"], "completed");
     assert_eq!(count(&s), json!(20_000));
 }
@@ -248,11 +246,38 @@ fn cli_local_and_remote_give_the_same_results() {
     let run = |data: &std::path::Path, env: &[(&str, Option<&str>)]| -> Vec<Value> {
         let ta = |args: &[&str]| common::ta_env(data, args, env);
         ta(&["project", "create", "--title", "p", "--json"]).ok();
-        ta(&["import", "--project", "1", "--index", "news", "--description", "d", file.to_str().unwrap(), "--json"]).ok();
+        ta(&[
+            "import",
+            "--project",
+            "1",
+            "--index",
+            "news",
+            "--description",
+            "d",
+            file.to_str().unwrap(),
+            "--json",
+        ])
+        .ok();
         let created = ta(&[
-            "reindexer", "create", "--project", "1", "--description", "math", "--index", "news", "--query",
-            r#"{"query": {"match": {"module": "smath"}}}"#, "--new-index", "copy", "--field", "text", "--field", "n",
-            "--field-type", "n:long:number", "--json",
+            "reindexer",
+            "create",
+            "--project",
+            "1",
+            "--description",
+            "math",
+            "--index",
+            "news",
+            "--query",
+            r#"{"query": {"match": {"module": "smath"}}}"#,
+            "--new-index",
+            "copy",
+            "--field",
+            "text",
+            "--field",
+            "n",
+            "--field-type",
+            "n:long:number",
+            "--json",
         ])
         .ok();
         let refused = ta(&["reindexer", "create", "--project", "1", "--new-index", "copy", "--json"]).fails(3);
