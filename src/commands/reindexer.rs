@@ -1,10 +1,12 @@
-//! `ta reindexer`: copy the selected documents of indices into a new index (the `reindexer`
-//! resource): create one (waiting for its run with a progress bar), and the standard list,
-//! show and delete.
+//! `ta reindexer` and `ta index-splitter`: copy the selected documents of indices into a new
+//! index, or share them between a train and a test index (the `reindexer` and
+//! `index_splitter` resources): create one (waiting for its run with a progress bar), and
+//! the standard list, show and delete.
 use super::mlp_index::{create, RunArgs};
 use super::resources::{self, StandardCmd};
 use super::Target;
 use crate::engine::error::{Error, Result};
+use crate::engine::index_splitter::Distribution;
 use crate::engine::resources::Kind;
 use crate::engine::Engine;
 use clap::Subcommand;
@@ -30,6 +32,41 @@ pub enum ReindexerCmd {
         /// Rename and type a copied field: PATH:TYPE or PATH:TYPE:NEW_PATH (repeat for several)
         #[arg(long = "field-type")]
         field_types: Vec<String>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum IndexSplitterCmd {
+    #[command(flatten)]
+    Standard(StandardCmd),
+    /// Share the selected documents between a new train and a new test index (a task)
+    Create {
+        #[command(flatten)]
+        run: RunArgs,
+        /// Index of the training documents (it must not exist)
+        #[arg(long)]
+        train_index: String,
+        /// Index of the test documents (it must not exist)
+        #[arg(long)]
+        test_index: String,
+        /// Field to copy, with everything below it (dotted path; repeat for several) [default: all]
+        #[arg(long = "field")]
+        fields: Vec<String>,
+        /// How the documents are shared
+        #[arg(long, default_value = "random", value_parser = super::choice::of::<Distribution>())]
+        distribution: String,
+        /// Test share: a percentage (random, original) or documents per label (equal, custom) [default: 20]
+        #[arg(long)]
+        test_size: Option<i64>,
+        /// Fact whose values label the documents (not with random)
+        #[arg(long)]
+        fact: Option<String>,
+        /// Only documents whose fact has this value
+        #[arg(long)]
+        str_val: Option<String>,
+        /// Test documents of a label with custom: LABEL=COUNT (repeat for several)
+        #[arg(long = "quota")]
+        quotas: Vec<String>,
     },
 }
 
@@ -63,6 +100,50 @@ pub fn run(t: &Target, c: &ReindexerCmd) -> Result<Option<Value>> {
                 body["random_size"] = json!(n);
             }
             create(t, Kind::Reindexer, run, body, Engine::create_reindexer)?
+        }
+    };
+    Ok(Some(out))
+}
+
+/// `LABEL=COUNT` quotas as `custom_distribution`.
+fn quotas(specs: &[String]) -> Result<Value> {
+    let mut out = serde_json::Map::new();
+    for spec in specs {
+        let (label, count) = (spec.rsplit_once('='))
+            .and_then(|(l, c)| Some((l, c.parse::<u64>().ok()?)))
+            .ok_or_else(|| Error::BadRequest(format!("--quota {spec}: expected LABEL=COUNT")))?;
+        out.insert(label.to_string(), json!(count));
+    }
+    Ok(Value::Object(out))
+}
+
+pub fn index_splitter(t: &Target, c: &IndexSplitterCmd) -> Result<Option<Value>> {
+    let out = match c {
+        IndexSplitterCmd::Standard(c) => return resources::run(t, Kind::IndexSplitter, c),
+        IndexSplitterCmd::Create {
+            run,
+            train_index,
+            test_index,
+            fields,
+            distribution,
+            test_size,
+            fact,
+            str_val,
+            quotas: given,
+        } => {
+            let mut body = json!({
+                "train_index": train_index,
+                "test_index": test_index,
+                "fields": fields,
+                "distribution": distribution,
+                "custom_distribution": quotas(given)?,
+            });
+            for (key, value) in [("test_size", json!(test_size)), ("fact", json!(fact)), ("str_val", json!(str_val))] {
+                if !value.is_null() {
+                    body[key] = value;
+                }
+            }
+            create(t, Kind::IndexSplitter, run, body, Engine::create_index_splitter)?
         }
     };
     Ok(Some(out))

@@ -18,6 +18,7 @@ pub mod export;
 pub mod facts;
 pub mod health;
 pub mod index_runs;
+pub mod index_splitter;
 pub mod indices;
 pub mod kinds;
 pub mod lexicons;

@@ -202,27 +202,37 @@ fn parse_field_types(f: &mut Form) -> Vec<FieldType> {
     out
 }
 
+/// A uniform random choice of `min(amount, n)` of the numbers below `n`.
+pub fn sample(n: u64, amount: u64) -> HashSet<u64> {
+    rand::seq::index::sample(&mut rand::rng(), n as usize, amount.min(n) as usize)
+        .iter()
+        .map(|i| i as u64)
+        .collect()
+}
+
 /// Where each copied document goes: the index of its target, or None (not copied).
 pub type Route<'a> = dyn Fn(u64, &Hit) -> Option<usize> + Sync + 'a;
 
 impl Engine {
-    /// Copies the documents of `selection` into `targets`: `route` gets each document's
-    /// ordinal in the scan and says which target it goes to; `total` is the number it
-    /// sends somewhere. Each target's copies go to a staging index first (progress after
-    /// each committed batch); once the scan is over each target gets its staging index's
-    /// documents in one commit, and the staging indices are removed, also when the run
-    /// fails.
+    /// Copies the documents of `selection` into `targets` for the run of resource `owner`,
+    /// `batch` documents at a time: `route` gets each document's ordinal in the scan and
+    /// says which target it goes to; `total` is the number it sends somewhere. Each target's copies go to a staging index
+    /// first (progress after each committed batch); once the scan is over each target gets
+    /// its staging index's documents in one commit, and the staging indices are removed,
+    /// also when the run fails.
     pub fn copy_documents(
         &self,
         pk: i64,
-        (selection, total): (&Selection, u64),
-        (targets, staging): (&[String], &[String]),
+        (selection, total, batch): (&Selection, u64, usize),
+        (targets, (kind, id)): (&[String], (Kind, i64)),
         copier: &Copier,
         route: &Route,
         h: &TaskHandle,
     ) -> Result<()> {
         h.set_total(total as i64)?;
-        let outcome = self.stage_and_publish(pk, (selection, total), (targets, staging), copier, route, h);
+        let staging: Vec<String> = (0..targets.len()).map(|i| format!("ta-staging-{}-{id}-{i}", kind.tag())).collect();
+        let staging = staging.as_slice();
+        let outcome = self.stage_and_publish(pk, (selection, total, batch), (targets, staging), copier, route, h);
         let cleared = staging.iter().try_for_each(|name| self.drop_index(name));
         outcome.and(cleared)
     }
@@ -230,7 +240,7 @@ impl Engine {
     fn stage_and_publish(
         &self,
         pk: i64,
-        (selection, total): (&Selection, u64),
+        (selection, total, batch): (&Selection, u64, usize),
         (targets, staging): (&[String], &[String]),
         copier: &Copier,
         route: &Route,
@@ -249,7 +259,7 @@ impl Engine {
             .map(|index| self.search.bulk_loader(index))
             .collect::<std::result::Result<Vec<_>, _>>()?;
         let (mut ordinal, mut done) = (0u64, 0u64);
-        self.scan_documents(&selection.indices, &selection.query, MIN_BATCH, &mut |hits| {
+        self.scan_documents(&selection.indices, &selection.query, batch, &mut |hits| {
             let open = self.project_indices(pk)?;
             let mut batches: Vec<Vec<Source>> = staging.iter().map(|_| Vec::new()).collect();
             for hit in &hits {
@@ -277,7 +287,7 @@ impl Engine {
                 return Err(Error::BadRequest(format!("index {target} is not available")));
             }
             let mut loader = self.search.bulk_loader(target)?;
-            self.scan_documents(std::slice::from_ref(stage), &json!({"match_all": {}}), MIN_BATCH, &mut |hits| {
+            self.scan_documents(std::slice::from_ref(stage), &json!({"match_all": {}}), batch, &mut |hits| {
                 let docs = hits.iter().filter_map(|hit| hit.source.as_object().map(Source::from_map)).collect();
                 loaded(loader.add(docs)?)
             })?;
@@ -290,6 +300,81 @@ impl Engine {
     fn drop_index(&self, name: &str) -> Result<()> {
         if self.search.index_exists(name)? {
             self.search.delete_index(name)?;
+        }
+        Ok(())
+    }
+
+    /// `indices` of a copying run (`required`: the field must be there): open indices of
+    /// the project, all of them when empty.
+    pub(crate) fn source_indices(&self, f: &mut Form, pk: i64, required: bool) -> Result<Vec<String>> {
+        if required && f.raw("indices").is_none() {
+            f.fail("indices", super::validate::REQUIRED);
+        }
+        let indices = parse_index_refs(f, "indices")?.unwrap_or_default();
+        let project = self.project_indices(pk)?;
+        if let Some(missing) = indices.iter().find(|i| !project.contains(i)) {
+            f.fail(
+                "indices",
+                format!(
+                    "Index \"{missing}\" is not contained in your project indices \"{}\"",
+                    repr_list(&project)
+                ),
+            );
+        }
+        Ok(indices)
+    }
+
+    /// `fields` of a copying run: project field paths or objects above them; the message
+    /// says what the fields are for (`re-index`, `add to new indices`).
+    pub(crate) fn copied_fields(&self, f: &mut Form, pk: i64, purpose: &str) -> Result<Vec<String>> {
+        let fields = f.strings("fields", List::OPTIONAL, Str::REQUIRED).unwrap_or_default();
+        if !fields.is_empty() {
+            let known = self.project_field_paths(pk)?;
+            // A path names a field or the object above fields.
+            if fields.iter().any(|x| !known.iter().any(|k| under(k, x))) {
+                f.fail(
+                    "fields",
+                    format!(
+                        "The fields you are attempting to {purpose} are not in current project fields: {}",
+                        repr_list(&known)
+                    ),
+                );
+            }
+        }
+        Ok(fields)
+    }
+
+    /// The name of an index a run creates (field `name`): the index-name rules (a
+    /// violation aborts), and not an existing index (`exists` gives the message).
+    pub(crate) fn new_index(&self, f: &mut Form, name: &str, exists: impl Fn(&str) -> String) -> Result<Option<String>> {
+        let index = f.string(name, Str::REQUIRED.max(255));
+        if let Some(index) = &index {
+            check_index_name(index, NameRuleOrder::DatasetImport)?;
+            if self.search.index_exists(index)? {
+                f.fail(name, exists(index));
+            }
+        }
+        Ok(index)
+    }
+
+    /// Creates the indices a run copies into, in project `pk`.
+    pub(crate) fn create_targets(&self, pk: i64, targets: &[&str]) -> Result<()> {
+        for index in targets {
+            self.search.create_index(index)?;
+            self.add_project_index(pk, index)?;
+        }
+        Ok(())
+    }
+
+    /// Refuses to run again into targets that already hold documents (a retry after a
+    /// completed run).
+    pub(crate) fn ensure_empty(&self, targets: &[String]) -> Result<()> {
+        for index in targets {
+            if self.count_documents(std::slice::from_ref(index), &json!({"match_all": {}}))? > 0 {
+                return Err(Error::BadRequest(format!(
+                    "{index} already holds the copied documents; run again into new indices."
+                )));
+            }
         }
         Ok(())
     }
@@ -323,19 +408,13 @@ impl Engine {
                 query: s.query.clone(),
             };
             let matches = engine.count_documents(&selection.indices, &selection.query)?;
-            let sample: Option<HashSet<u64>> = (s.random_size > 0).then(|| {
-                let amount = (s.random_size as u64).min(matches) as usize;
-                rand::seq::index::sample(&mut rand::rng(), matches as usize, amount)
-                    .iter()
-                    .map(|i| i as u64)
-                    .collect()
-            });
+            let sample = (s.random_size > 0).then(|| sample(matches, s.random_size as u64));
             let total = sample.as_ref().map_or(matches, |chosen| chosen.len() as u64);
             let route = |ordinal: u64, _: &Hit| sample.as_ref().is_none_or(|chosen| chosen.contains(&ordinal)).then_some(0);
             engine.copy_documents(
                 pk,
-                (&selection, total),
-                (std::slice::from_ref(&s.new_index), &[format!("ta-staging-reindexer-{id}")]),
+                (&selection, total, MIN_BATCH),
+                (std::slice::from_ref(&s.new_index), (Kind::Reindexer, id)),
                 &Copier::new(&s.fields, &s.field_type),
                 &route,
                 h,
@@ -352,45 +431,12 @@ impl Engine {
         self.check_project_access(ctx, pk)?;
         let mut f = Form::new(body, Mode::Full)?;
         let description = f.string("description", Str::REQUIRED.max(1000));
-        if f.raw("indices").is_none() {
-            f.fail("indices", super::validate::REQUIRED);
-        }
-        let indices = parse_index_refs(&mut f, "indices")?.unwrap_or_default();
-        let project = self.project_indices(pk)?;
-        if let Some(missing) = indices.iter().find(|i| !project.contains(i)) {
-            f.fail(
-                "indices",
-                format!(
-                    "Index \"{missing}\" is not contained in your project indices \"{}\"",
-                    repr_list(&project)
-                ),
-            );
-        }
-        let fields = f.strings("fields", List::OPTIONAL, Str::REQUIRED).unwrap_or_default();
-        if !fields.is_empty() {
-            let known = self.project_field_paths(pk)?;
-            // A path names a field or the object above fields.
-            if fields.iter().any(|x| !known.iter().any(|k| under(k, x))) {
-                f.fail(
-                    "fields",
-                    format!(
-                        "The fields you are attempting to re-index are not in current project fields: {}",
-                        repr_list(&known)
-                    ),
-                );
-            }
-        }
+        let indices = self.source_indices(&mut f, pk, true)?;
+        let fields = self.copied_fields(&mut f, pk, "re-index")?;
         let query = super::taggers::parse_query(&mut f);
-        let new_index = f.string("new_index", Str::REQUIRED.max(255));
-        if let Some(name) = &new_index {
-            check_index_name(name, NameRuleOrder::DatasetImport)?;
-            if self.search.index_exists(name)? {
-                f.fail(
-                    "new_index",
-                    "new_index already exists, choose a different name for your reindexed index",
-                );
-            }
-        }
+        let new_index = self.new_index(&mut f, "new_index", |_| {
+            "new_index already exists, choose a different name for your reindexed index".into()
+        })?;
         let random_size = f.integer("random_size", false, Some(0), Some(10_000));
         let field_type = parse_field_types(&mut f);
         f.finish()?;
@@ -403,8 +449,7 @@ impl Engine {
             random_size: random_size.unwrap_or(0),
             field_type,
         };
-        self.search.create_index(&stored.new_index)?;
-        self.add_project_index(pk, &stored.new_index)?;
+        self.create_targets(pk, &[&stored.new_index])?;
         let config = serde_json::to_value(&stored).map_err(Error::internal)?;
         let id = self.insert_resource(Kind::Reindexer, ctx, pk, &description.unwrap_or_default(), &config)?;
         self.start_reindexer(pk, id, observer)?;
@@ -416,12 +461,7 @@ impl Engine {
     pub(super) fn rerun_reindexer(self: &Arc<Self>, pk: i64, id: i64) -> Result<i64> {
         let r = self.idle_resource(Kind::Reindexer, pk, id)?;
         let s: Stored = serde_json::from_value(r.config).map_err(Error::internal)?;
-        if self.count_documents(std::slice::from_ref(&s.new_index), &json!({"match_all": {}}))? > 0 {
-            return Err(Error::BadRequest(format!(
-                "{} already holds the copied documents; reindex into a new index.",
-                s.new_index
-            )));
-        }
+        self.ensure_empty(std::slice::from_ref(&s.new_index))?;
         self.start_reindexer(pk, id, None)
     }
 }

@@ -63,10 +63,11 @@ pub enum Kind {
     MlpIndex,
     LangIndex,
     Reindexer,
+    IndexSplitter,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 13] = [
+    pub const ALL: [Kind; 14] = [
         Kind::RegexTagger,
         Kind::RegexTaggerGroup,
         Kind::Anonymizer,
@@ -80,6 +81,7 @@ impl Kind {
         Kind::MlpIndex,
         Kind::LangIndex,
         Kind::Reindexer,
+        Kind::IndexSplitter,
     ];
 
     /// The kind's names, in one place: its tag in the state database, its route segment and
@@ -99,6 +101,7 @@ impl Kind {
             Kind::MlpIndex => ("mlp_index", "mlp_index", "mlp.MLPWorker"),
             Kind::LangIndex => ("lang_index", "lang_index", "mlp.ApplyLangWorker"),
             Kind::Reindexer => ("reindexer", "reindexer", "elastic.Reindexer"),
+            Kind::IndexSplitter => ("index_splitter", "index_splitter", "elastic.IndexSplitter"),
         }
     }
     pub fn tag(self) -> &'static str {

@@ -104,6 +104,8 @@ pub enum TaskKind {
     LangIndex { worker: i64, resume: bool },
     /// Copy the selected documents into the new index of reindexer `reindexer`.
     Reindex { reindexer: i64 },
+    /// Copy the selected documents into the train and test indices of index splitter `splitter`.
+    SplitIndex { splitter: i64 },
     /// Apply model `id` of kind `model` to indices, as user `user`.
     ApplyModel {
         model: super::apply::ApplyModel,
@@ -130,6 +132,7 @@ impl TaskKind {
             TaskKind::MlpIndex { .. } => "mlp_index",
             TaskKind::LangIndex { .. } => "lang_index",
             TaskKind::Reindex { .. } => "reindexer",
+            TaskKind::SplitIndex { .. } => "index_splitter",
         }
     }
 }
@@ -469,6 +472,7 @@ impl Engine {
             TaskKind::MlpIndex { worker, .. } => self.rerun_mlp_index(pk, worker)?,
             TaskKind::LangIndex { worker, .. } => self.rerun_lang_index(pk, worker, None)?,
             TaskKind::Reindex { reindexer } => self.rerun_reindexer(pk, reindexer)?,
+            TaskKind::SplitIndex { splitter } => self.rerun_index_splitter(pk, splitter)?,
             TaskKind::ApplyModel { model, id, user, request } => {
                 let ctx = Ctx {
                     user: self.user_by_id(user)?,
