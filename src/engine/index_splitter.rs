@@ -215,7 +215,14 @@ impl Engine {
                     let n = engine.count_documents(&selection.indices, &selection.query)?;
                     let test = sample(n, share(n, s.test_size.max(0) as u64));
                     let route = |ordinal: u64, _: &Hit| Some(usize::from(test.contains(&ordinal)));
-                    engine.copy_documents(pk, (&selection, n, batch), (&targets, (Kind::IndexSplitter, id)), &copier, &route, h)
+                    engine.copy_documents(
+                        pk,
+                        (&selection, n, batch),
+                        (&targets, (Kind::IndexSplitter, id)),
+                        &copier,
+                        &route,
+                        h,
+                    )
                 }
                 (_, Some(fact)) => {
                     let value = s.str_val.as_deref();
@@ -229,10 +236,15 @@ impl Engine {
                         query: json!({"bool": {"filter": [s.query, holding]}}),
                     };
                     let (test, labelled) = engine.labelled_test_set(&s, &selection, fact)?;
-                    let route = |_: u64, hit: &Hit| {
-                        label_of(&hit.source, fact, value).map(|_| usize::from(test.contains(&doc_key(hit))))
-                    };
-                    engine.copy_documents(pk, (&selection, labelled, batch), (&targets, (Kind::IndexSplitter, id)), &copier, &route, h)
+                    let route = |_: u64, hit: &Hit| label_of(&hit.source, fact, value).map(|_| usize::from(test.contains(&doc_key(hit))));
+                    engine.copy_documents(
+                        pk,
+                        (&selection, labelled, batch),
+                        (&targets, (Kind::IndexSplitter, id)),
+                        &copier,
+                        &route,
+                        h,
+                    )
                 }
             }
         });
@@ -243,7 +255,13 @@ impl Engine {
 
     /// Creates an index splitter: its train and test indices empty and in the project at
     /// once, and its run started (in the foreground with an observer: the local CLI).
-    pub fn create_index_splitter(self: &Arc<Self>, ctx: &Ctx, pk: i64, body: &Value, observer: Option<Observer>) -> Result<IndexSplitterOut> {
+    pub fn create_index_splitter(
+        self: &Arc<Self>,
+        ctx: &Ctx,
+        pk: i64,
+        body: &Value,
+        observer: Option<Observer>,
+    ) -> Result<IndexSplitterOut> {
         self.check_project_access(ctx, pk)?;
         let mut f = Form::new(body, Mode::Full)?;
         let description = f.string("description", Str::REQUIRED.max(1000));
@@ -260,10 +278,13 @@ impl Engine {
         let test_size = f.integer("test_size", false, Some(1), Some(10_000));
         let fact = f.string("fact", Str::OPTIONAL);
         let str_val = f.string("str_val", Str::OPTIONAL);
-        let distribution: Distribution = f.choice("distribution", false).unwrap_or_default();
+        let chosen: Option<Distribution> = f.choice("distribution", false);
+        // A refused choice says nothing of how test_size reads.
+        let known = chosen.is_some() || f.raw("distribution").is_none();
+        let distribution = chosen.unwrap_or_default();
         let custom_distribution = parse_custom(&mut f);
         let test_size = test_size.unwrap_or(20);
-        if matches!(distribution, Distribution::Random | Distribution::Original) && test_size > 100 {
+        if known && matches!(distribution, Distribution::Random | Distribution::Original) && test_size > 100 {
             f.fail("test_size", "Ensure this value is less than or equal to 100.");
         }
         if !f.has_errors() {

@@ -13,6 +13,7 @@ mod http_accounts;
 mod http_api;
 mod http_docs;
 mod import_crash;
+mod index_splitter;
 mod indices;
 mod mlp;
 mod mlp_index;

@@ -10,7 +10,7 @@ use common::Server;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
-fn put_docs(s: &Server, t: &str, pk: i64, docs: Value) {
+pub(crate) fn put_docs(s: &Server, t: &str, pk: i64, docs: Value) {
     s.post(
         &format!("/projects/{pk}/elastic/documents/"),
         Some(t),
@@ -20,7 +20,7 @@ fn put_docs(s: &Server, t: &str, pk: i64, docs: Value) {
 }
 
 /// The sources of every document of `index`, sorted by their text.
-fn sources(s: &Server, t: &str, pk: i64, index: &str) -> Vec<Value> {
+pub(crate) fn sources(s: &Server, t: &str, pk: i64, index: &str) -> Vec<Value> {
     let body = json!({"indices": [index], "query": {"query": {"match_all": {}}, "size": 1000}});
     let found = s.post(&format!("/projects/{pk}/search_by_query/"), Some(t), &body).ok(200);
     let mut docs: Vec<Value> = found["results"].as_array().unwrap().iter().map(|r| r["doc"].clone()).collect();
