@@ -9,7 +9,7 @@ use crate::engine::error::{Error, Result};
 use crate::engine::index_splitter::Distribution;
 use crate::engine::resources::Kind;
 use crate::engine::Engine;
-use clap::Subcommand;
+use clap::{Args, Subcommand};
 use serde_json::{json, Value};
 
 #[derive(Subcommand, Debug)]
@@ -35,39 +35,43 @@ pub enum ReindexerCmd {
     },
 }
 
+/// What an index split is made of.
+#[derive(Args, Debug)]
+pub struct SplitArgs {
+    #[command(flatten)]
+    run: RunArgs,
+    /// Index of the training documents (it must not exist)
+    #[arg(long)]
+    train_index: String,
+    /// Index of the test documents (it must not exist)
+    #[arg(long)]
+    test_index: String,
+    /// Field to copy, with everything below it (dotted path; repeat for several) [default: all]
+    #[arg(long = "field")]
+    fields: Vec<String>,
+    /// How the documents are shared
+    #[arg(long, default_value = "random", value_parser = super::choice::of::<Distribution>())]
+    distribution: String,
+    /// Test share: a percentage (random, original) or documents per label (equal, custom) [default: 20]
+    #[arg(long)]
+    test_size: Option<i64>,
+    /// Fact whose values label the documents (not with random)
+    #[arg(long)]
+    fact: Option<String>,
+    /// Only documents whose fact has this value
+    #[arg(long)]
+    str_val: Option<String>,
+    /// Test documents of a label with custom: LABEL=COUNT (repeat for several)
+    #[arg(long = "quota")]
+    quotas: Vec<String>,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum IndexSplitterCmd {
     #[command(flatten)]
     Standard(StandardCmd),
     /// Share the selected documents between a new train and a new test index (a task)
-    Create {
-        #[command(flatten)]
-        run: RunArgs,
-        /// Index of the training documents (it must not exist)
-        #[arg(long)]
-        train_index: String,
-        /// Index of the test documents (it must not exist)
-        #[arg(long)]
-        test_index: String,
-        /// Field to copy, with everything below it (dotted path; repeat for several) [default: all]
-        #[arg(long = "field")]
-        fields: Vec<String>,
-        /// How the documents are shared
-        #[arg(long, default_value = "random", value_parser = super::choice::of::<Distribution>())]
-        distribution: String,
-        /// Test share: a percentage (random, original) or documents per label (equal, custom) [default: 20]
-        #[arg(long)]
-        test_size: Option<i64>,
-        /// Fact whose values label the documents (not with random)
-        #[arg(long)]
-        fact: Option<String>,
-        /// Only documents whose fact has this value
-        #[arg(long)]
-        str_val: Option<String>,
-        /// Test documents of a label with custom: LABEL=COUNT (repeat for several)
-        #[arg(long = "quota")]
-        quotas: Vec<String>,
-    },
+    Create(Box<SplitArgs>),
 }
 
 /// `PATH:TYPE[:NEW_PATH]` as a `field_type` item.
@@ -120,30 +124,24 @@ fn quotas(specs: &[String]) -> Result<Value> {
 pub fn index_splitter(t: &Target, c: &IndexSplitterCmd) -> Result<Option<Value>> {
     let out = match c {
         IndexSplitterCmd::Standard(c) => return resources::run(t, Kind::IndexSplitter, c),
-        IndexSplitterCmd::Create {
-            run,
-            train_index,
-            test_index,
-            fields,
-            distribution,
-            test_size,
-            fact,
-            str_val,
-            quotas: given,
-        } => {
+        IndexSplitterCmd::Create(a) => {
             let mut body = json!({
-                "train_index": train_index,
-                "test_index": test_index,
-                "fields": fields,
-                "distribution": distribution,
-                "custom_distribution": quotas(given)?,
+                "train_index": a.train_index,
+                "test_index": a.test_index,
+                "fields": a.fields,
+                "distribution": a.distribution,
+                "custom_distribution": quotas(&a.quotas)?,
             });
-            for (key, value) in [("test_size", json!(test_size)), ("fact", json!(fact)), ("str_val", json!(str_val))] {
+            for (key, value) in [
+                ("test_size", json!(a.test_size)),
+                ("fact", json!(a.fact)),
+                ("str_val", json!(a.str_val)),
+            ] {
                 if !value.is_null() {
                     body[key] = value;
                 }
             }
-            create(t, Kind::IndexSplitter, run, body, Engine::create_index_splitter)?
+            create(t, Kind::IndexSplitter, &a.run, body, Engine::create_index_splitter)?
         }
     };
     Ok(Some(out))
