@@ -230,8 +230,8 @@ fn a_killed_run_leaves_the_new_index_empty() {
     assert_eq!(count(&s), json!(20_000));
 }
 
-/// `ta reindexer create|list` locally and against a server: the same answers, the same
-/// documents in the new index.
+/// `ta reindexer create|list` and `ta index-splitter create` locally and against a server:
+/// the same answers, the same documents in the new index.
 #[test]
 fn cli_local_and_remote_give_the_same_results() {
     let dir = tempfile::tempdir().unwrap();
@@ -282,6 +282,24 @@ fn cli_local_and_remote_give_the_same_results() {
         .ok();
         let refused = ta(&["reindexer", "create", "--project", "1", "--new-index", "copy", "--json"]).fails(3);
         let listed = ta(&["reindexer", "list", "--project", "1", "--json"]).ok();
+        let split = ta(&[
+            "index-splitter",
+            "create",
+            "--project",
+            "1",
+            "--index",
+            "news",
+            "--train-index",
+            "train",
+            "--test-index",
+            "test",
+            "--test-size",
+            "30",
+            "--field",
+            "n",
+            "--json",
+        ])
+        .ok();
         let found = ta(&["search", "--project", "1", "--index", "copy", r#"{"match_all": {}}"#]);
         let mut docs: Vec<Value> = found
             .stdout
@@ -289,7 +307,7 @@ fn cli_local_and_remote_give_the_same_results() {
             .map(|l| serde_json::from_str::<Value>(l).unwrap()["_source"].clone())
             .collect();
         docs.sort_by_key(|d| d["number"].as_i64());
-        vec![created, json!(refused), listed, json!(docs)]
+        vec![created, json!(refused), listed, json!(docs), split]
     };
     let local = run(dir.path(), &[]);
     let remote = run(dir.path(), &remote_env);
@@ -308,4 +326,10 @@ fn cli_local_and_remote_give_the_same_results() {
     let docs = local[3].as_array().unwrap();
     assert_eq!(docs.len(), 10);
     assert_eq!(docs[1], json!({"text": "text 3", "number": 3}));
+    assert_eq!(
+        (&local[4]["task"]["status"], &local[4]["task"]["total"]),
+        (&json!("completed"), &json!(30)),
+        "{}",
+        local[4]
+    );
 }
