@@ -160,7 +160,8 @@ impl Engine {
             mlp: OnceLock::new(),
             config,
         };
-        engine.fail_interrupted_tasks()?;
+        let interrupted = engine.fail_interrupted_tasks()?;
+        engine.drop_interrupted_staging(&interrupted)?;
         Ok(Arc::new(engine))
     }
 

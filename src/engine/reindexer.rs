@@ -210,6 +210,11 @@ pub fn sample(n: u64, amount: u64) -> HashSet<u64> {
         .collect()
 }
 
+/// The staging index of target `i` of the run of resource `id` of `kind`.
+fn staging_name(kind: Kind, id: i64, i: usize) -> String {
+    format!("ta-staging-{}-{id}-{i}", kind.tag())
+}
+
 /// Where each copied document goes: the index of its target, or None (not copied).
 pub type Route<'a> = dyn Fn(u64, &Hit) -> Option<usize> + Sync + 'a;
 
@@ -230,7 +235,7 @@ impl Engine {
         h: &TaskHandle,
     ) -> Result<()> {
         h.set_total(total as i64)?;
-        let staging: Vec<String> = (0..targets.len()).map(|i| format!("ta-staging-{}-{id}-{i}", kind.tag())).collect();
+        let staging: Vec<String> = (0..targets.len()).map(|i| staging_name(kind, id, i)).collect();
         let staging = staging.as_slice();
         let outcome = self.stage_and_publish(pk, (selection, total, batch), (targets, staging), copier, route, h);
         let cleared = staging.iter().try_for_each(|name| self.drop_index(name));
@@ -292,6 +297,22 @@ impl Engine {
                 loaded(loader.add(docs)?)
             })?;
             loader.commit()?;
+        }
+        Ok(())
+    }
+
+    /// Removes the staging indices that copying runs killed with their process left
+    /// behind (at open, once their tasks are failed).
+    pub(super) fn drop_interrupted_staging(&self, interrupted: &[TaskKind]) -> Result<()> {
+        for task in interrupted {
+            let (kind, id, targets) = match task {
+                TaskKind::Reindex { reindexer } => (Kind::Reindexer, *reindexer, 1),
+                TaskKind::SplitIndex { splitter } => (Kind::IndexSplitter, *splitter, 2),
+                _ => continue,
+            };
+            for i in 0..targets {
+                self.drop_index(&staging_name(kind, id, i))?;
+            }
         }
         Ok(())
     }

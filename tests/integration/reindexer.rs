@@ -223,6 +223,15 @@ fn a_killed_run_leaves_the_new_index_empty() {
         s.post(&format!("/projects/{pk}/search_by_query/"), Some(&t), &body).ok(200)["count"].clone()
     };
     assert_eq!(count(&s), json!(0));
+    let store: Vec<Value> = s
+        .get("/index/", Some(&t))
+        .ok(200)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].clone())
+        .collect();
+    assert_eq!(store, vec![json!("news"), json!("copy")], "the staging index is gone");
     // A retry of the failed run copies everything.
     let retried = s.post(&format!("/tasks/{}/retry/", task["id"]), Some(&t), &json!({})).ok(200);
     assert_eq!(retried["kind"], "reindexer", "{retried}");
