@@ -76,12 +76,12 @@ pub enum LangIndexCmd {
 }
 
 /// The engine call that creates a run (local mode).
-type Start<T> = fn(&Arc<Engine>, &Ctx, i64, &Value, Option<Observer>) -> Result<T>;
+pub(super) type Start<T> = fn(&Arc<Engine>, &Ctx, i64, &Value, Option<Observer>) -> Result<T>;
 /// The engine call that retries a run (local mode).
 type Resume<T> = fn(&Arc<Engine>, &Ctx, i64, i64, Option<Observer>) -> Result<T>;
 
 /// Creates a run of `kind` with `body` added to the selection and waits for it.
-fn create<T: Serialize>(t: &Target, kind: Kind, run: &RunArgs, mut body: Value, local: Start<T>) -> Result<Value> {
+pub(super) fn create<T: Serialize>(t: &Target, kind: Kind, run: &RunArgs, mut body: Value, local: Start<T>) -> Result<Value> {
     body["description"] = json!(run.description);
     body["indices"] = json!(run.indices);
     if let Some(q) = &run.query {

@@ -17,6 +17,7 @@ mod output;
 mod progress;
 mod projects;
 mod regex;
+mod reindexer;
 mod resources;
 mod system;
 mod tagger_groups;
@@ -122,6 +123,12 @@ pub enum Command {
     /// Language detection over the documents of indices: `<field>_mlp.language.detected` written into each
     #[command(subcommand, name = "lang-index")]
     LangIndex(mlp_index::LangIndexCmd),
+    /// Copy the selected documents of indices into a new index (fields chosen and renamed, a random sample)
+    #[command(subcommand)]
+    Reindexer(reindexer::ReindexerCmd),
+    /// Share the selected documents of indices between a new train and a new test index
+    #[command(subcommand, name = "index-splitter")]
+    IndexSplitter(reindexer::IndexSplitterCmd),
     /// Import a dataset file (jsonl, csv, xlsx/xls) into a search index
     Import(indices::ImportArgs),
     /// Stream the documents matching a query as JSON lines
@@ -347,6 +354,8 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
                 Command::Mlp(a) => mlp::run(&t, a),
                 Command::MlpIndex(c) => mlp_index::mlp_index(&t, c),
                 Command::LangIndex(c) => mlp_index::lang_index(&t, c),
+                Command::Reindexer(c) => reindexer::run(&t, c),
+                Command::IndexSplitter(c) => reindexer::index_splitter(&t, c),
                 Command::Import(a) => indices::import(&t, a),
                 Command::Search(a) => indices::search(&t, a),
                 Command::Doc(c) => indices::doc(&t, c),

@@ -18,6 +18,7 @@ pub mod export;
 pub mod facts;
 pub mod health;
 pub mod index_runs;
+pub mod index_splitter;
 pub mod indices;
 pub mod kinds;
 pub mod lexicons;
@@ -35,6 +36,7 @@ pub use ta_regex as regex_tagger;
 pub use ta_text::pytext;
 pub mod regex_facts;
 pub mod regex_taggers;
+pub mod reindexer;
 pub mod resources;
 pub mod sample;
 pub use ta_search as search;
@@ -158,7 +160,8 @@ impl Engine {
             mlp: OnceLock::new(),
             config,
         };
-        engine.fail_interrupted_tasks()?;
+        let interrupted = engine.fail_interrupted_tasks()?;
+        engine.drop_interrupted_staging(&interrupted)?;
         Ok(Arc::new(engine))
     }
 

@@ -62,10 +62,12 @@ pub enum Kind {
     Search,
     MlpIndex,
     LangIndex,
+    Reindexer,
+    IndexSplitter,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 14] = [
         Kind::RegexTagger,
         Kind::RegexTaggerGroup,
         Kind::Anonymizer,
@@ -78,6 +80,8 @@ impl Kind {
         Kind::Search,
         Kind::MlpIndex,
         Kind::LangIndex,
+        Kind::Reindexer,
+        Kind::IndexSplitter,
     ];
 
     /// The kind's names, in one place: its tag in the state database, its route segment and
@@ -96,6 +100,8 @@ impl Kind {
             Kind::Search => ("search", "searches", "core.Search"),
             Kind::MlpIndex => ("mlp_index", "mlp_index", "mlp.MLPWorker"),
             Kind::LangIndex => ("lang_index", "lang_index", "mlp.ApplyLangWorker"),
+            Kind::Reindexer => ("reindexer", "reindexer", "elastic.Reindexer"),
+            Kind::IndexSplitter => ("index_splitter", "index_splitter", "elastic.IndexSplitter"),
         }
     }
     pub fn tag(self) -> &'static str {

@@ -102,6 +102,10 @@ pub enum TaskKind {
     MlpIndex { worker: i64, resume: bool },
     /// Language detection over indices by lang_index `worker` (`resume`: a retry).
     LangIndex { worker: i64, resume: bool },
+    /// Copy the selected documents into the new index of reindexer `reindexer`.
+    Reindex { reindexer: i64 },
+    /// Copy the selected documents into the train and test indices of index splitter `splitter`.
+    SplitIndex { splitter: i64 },
     /// Apply model `id` of kind `model` to indices, as user `user`.
     ApplyModel {
         model: super::apply::ApplyModel,
@@ -127,6 +131,8 @@ impl TaskKind {
             TaskKind::ApplyModel { .. } => "apply_to_index",
             TaskKind::MlpIndex { .. } => "mlp_index",
             TaskKind::LangIndex { .. } => "lang_index",
+            TaskKind::Reindex { .. } => "reindexer",
+            TaskKind::SplitIndex { .. } => "index_splitter",
         }
     }
 }
@@ -310,15 +316,22 @@ fn run_job(handle: &TaskHandle, job: Job) {
 }
 
 impl Engine {
-    /// Mark tasks left unfinished by a previous process as failed.
-    pub(super) fn fail_interrupted_tasks(&self) -> Result<()> {
+    /// Mark tasks left unfinished by a previous process as failed; returns their kinds
+    /// (those stored with their parameters).
+    pub(super) fn fail_interrupted_tasks(&self) -> Result<Vec<TaskKind>> {
         let now = clock::now();
-        let ids: Vec<i64> = self.db.with(|c| {
-            let mut st = c.prepare_cached(&format!("SELECT id FROM tasks WHERE status IN {}", TaskStatus::active_sql()))?;
-            let ids = st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
-            Ok(ids)
+        let rows: Vec<(i64, String)> = self.db.with(|c| {
+            let mut st = c.prepare_cached(&format!(
+                "SELECT id, params FROM tasks WHERE status IN {}",
+                TaskStatus::active_sql()
+            ))?;
+            let rows = st
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
         })?;
-        for id in ids {
+        let kinds = rows.iter().filter_map(|(_, params)| serde_json::from_str(params).ok()).collect();
+        for (id, _) in rows {
             let errors: String = self
                 .db
                 .with(|c| Ok(c.cached_row("SELECT errors FROM tasks WHERE id = ?1", [id], |r| r.get(0))?))?;
@@ -330,7 +343,7 @@ impl Engine {
                 Ok(())
             })?;
         }
-        Ok(())
+        Ok(kinds)
     }
 
     /// Create a task row in `created` state (committed before any response is sent).
@@ -465,6 +478,8 @@ impl Engine {
             }
             TaskKind::MlpIndex { worker, .. } => self.rerun_mlp_index(pk, worker)?,
             TaskKind::LangIndex { worker, .. } => self.rerun_lang_index(pk, worker, None)?,
+            TaskKind::Reindex { reindexer } => self.rerun_reindexer(pk, reindexer)?,
+            TaskKind::SplitIndex { splitter } => self.rerun_index_splitter(pk, splitter)?,
             TaskKind::ApplyModel { model, id, user, request } => {
                 let ctx = Ctx {
                     user: self.user_by_id(user)?,

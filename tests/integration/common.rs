@@ -502,6 +502,7 @@ pub fn project_resources(base: &str, id: i64) -> Value {
     let p = format!("{base}/projects/{id}");
     serde_json::json!({
         "lexicons": format!("{p}/lexicons/"),
+        "reindexer": format!("{p}/reindexer/"),
         "dataset_imports": format!("{p}/dataset_imports/"),
         "searches": format!("{p}/searches/"),
         "scroll": format!("{p}/scroll/"),

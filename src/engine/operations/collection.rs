@@ -1,11 +1,22 @@
 //! Operations that read whole indices and write into their documents (`collection.md`):
 //! `apply_to_index` of the four model kinds, language processing over indices (`mlp_index`)
-//! and of sent documents (`/mlp/docs/`).
-use super::{analyses_text, crud, op, Operation};
+//! and of sent documents (`/mlp/docs/`), the reindexer and the index splitter.
+use super::{analyses_text, crud, op, Method, Operation};
 use crate::engine::apply::{ApplyIn, ApplyModel, ApplyOut};
+use crate::engine::index_splitter::IndexSplitters;
+use crate::engine::kinds::ResourceKind;
 use crate::engine::lang_index::{DetectLangIn, DetectLangOut, LangIndexes};
 use crate::engine::mlp_index::{MessageOut, MlpDocsIn, MlpIndexes};
+use crate::engine::reindexer::Reindexers;
 use serde_json::Value;
+
+/// The standard operations of a kind whose resources cannot be changed: PUT and PATCH
+/// answer 405, as in the reference.
+fn unchangeable<K: ResourceKind>() -> impl Iterator<Item = Operation> {
+    crud::operations::<K>()
+        .into_iter()
+        .filter(|o| !matches!(o.method, Method::Put | Method::Patch))
+}
 
 pub fn operations() -> Vec<Operation> {
     let mut ops: Vec<Operation> = crud::operations::<MlpIndexes>()
@@ -17,6 +28,8 @@ pub fn operations() -> Vec<Operation> {
             .into_iter()
             .map(|o| if o.status == 201 { analyses_text(o) } else { o }),
     );
+    ops.extend(unchangeable::<Reindexers>());
+    ops.extend(unchangeable::<IndexSplitters>());
     ops.extend([
         analyses_text(op!(Post "/projects/{project_pk}/mlp_index/{id}/retry/", "mlp_index", "Go on where the run stopped: the selected documents still without the output of a field (ta extension; a task)", [] => [MessageOut],
             |e, c| e.retry_mlp_index(c.ctx()?, c.pk()?, c.id("id")?, None)?)),
