@@ -8,6 +8,9 @@ use super::regex_tagger::ops::{GroupTag, GroupTagResult, TagResult};
 use super::regex_tagger::Match;
 use serde::Serialize;
 use serde_json::{json, Value};
+use utoipa::openapi::schema::{AnyOfBuilder, Ref, Schema};
+use utoipa::openapi::RefOr;
+use utoipa::{PartialSchema, ToSchema};
 
 /// One match as a fact, with `api.md`'s `span` and `field` where the match has them.
 #[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
@@ -63,7 +66,7 @@ pub struct GroupFactsOut {
 }
 
 /// A regex tagger's tag_text answer in the caller's dialect.
-#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum TagTextOut {
     Reference(TagResult),
@@ -71,11 +74,54 @@ pub enum TagTextOut {
 }
 
 /// A group's tag_text answer in the caller's dialect.
-#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum GroupTagTextOut {
     Reference(GroupTagResult),
     WebClient(GroupFactsOut),
+}
+
+/// The schema of an answer in either dialect: `anyOf` the two forms, since an answer without
+/// matches fits both (which `oneOf` would forbid).
+fn either<A: ToSchema, B: ToSchema>(description: &str) -> RefOr<Schema> {
+    AnyOfBuilder::new()
+        .item(Ref::from_schema_name(A::name()))
+        .item(Ref::from_schema_name(B::name()))
+        .description(Some(description))
+        .into()
+}
+
+/// `A` and `B` with the schemas they refer to, for the document's components.
+fn both<A: ToSchema, B: ToSchema>(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+    for (name, schema) in [(A::name(), A::schema()), (B::name(), B::schema())] {
+        schemas.push((name.into_owned(), schema));
+    }
+    A::schemas(schemas);
+    B::schemas(schemas);
+}
+
+impl PartialSchema for TagTextOut {
+    fn schema() -> RefOr<Schema> {
+        either::<TagResult, TaggerFactsOut>("A regex tagger's tag_text answer in the caller's dialect.")
+    }
+}
+
+impl ToSchema for TagTextOut {
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        both::<TagResult, TaggerFactsOut>(schemas);
+    }
+}
+
+impl PartialSchema for GroupTagTextOut {
+    fn schema() -> RefOr<Schema> {
+        either::<GroupTagResult, GroupFactsOut>("A regex tagger group's tag_text answer in the caller's dialect.")
+    }
+}
+
+impl ToSchema for GroupTagTextOut {
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        both::<GroupTagResult, GroupFactsOut>(schemas);
+    }
 }
 
 /// Where a match was found: its field, or `text` for a tagged text.
