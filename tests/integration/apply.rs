@@ -264,7 +264,7 @@ fn cli_apply_local_and_remote_give_the_same_results() {
     let server = Server::start();
     let token = server.admin_token();
     let remote_env = [("TA_SERVER", Some(server.origin.as_str())), ("TA_TOKEN", Some(token.as_str()))];
-    let with_language = std::env::var_os("TA_MLP_DATA").is_some() || ta::engine::default_data_dir().join("mlp").is_dir();
+    let with_language = crate::mlp::have_data();
     let run = |data: &std::path::Path, env: &[(&str, Option<&str>)]| -> Vec<Value> {
         let ta = |args: &[&str]| common::ta_env(data, args, env);
         let file = file.to_str().unwrap();

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use std::path::Path;
 
 /// Whether the language data is there (see the file doc); prints why a test is skipped.
-fn have_data() -> bool {
+pub fn have_data() -> bool {
     if std::env::var_os("TA_MLP_DATA").is_some() {
         return true;
     }

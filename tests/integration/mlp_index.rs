@@ -5,21 +5,10 @@
 //! the task; `/mlp/docs/`; the validation messages and the refusal without language data.
 use crate::common;
 
+use crate::mlp::have_data;
 use common::Server;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-
-/// Whether the language data is there (as `mlp.rs` decides).
-fn have_data() -> bool {
-    if std::env::var_os("TA_MLP_DATA").is_some() {
-        return true;
-    }
-    let present = ta::engine::default_data_dir().join("mlp").is_dir();
-    if !present {
-        eprintln!("skipped: no language data (run scripts/setup.sh or set TA_MLP_DATA)");
-    }
-    present
-}
 
 fn put_docs(s: &Server, t: &str, pk: i64, docs: Value) {
     s.post(
