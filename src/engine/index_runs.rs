@@ -4,13 +4,14 @@
 //! `texta_facts` (the facts the run owns are replaced, none is held twice).
 use super::error::{Error, Result};
 use super::resources::{Kind, Resource};
-use super::search::Hit;
+use super::search::{BulkLoader, Hit, ReadUpdate};
 use super::tasks::TaskHandle;
 use super::Engine;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashSet};
+use std::time::{Duration, Instant};
 
 /// The documents a run reads: those of `indices` matching the query clause `query`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -28,17 +29,19 @@ pub struct DocOutcome {
     pub problems: Vec<String>,
 }
 
-/// A document's id, its `_source` as read and the keys to replace in it.
-type ReadUpdate = (String, Value, Map<String, Value>);
-
 /// Per-document problem lines a task lists before it only counts the rest.
 const MAX_PROBLEM_LINES: usize = 100;
 
 /// Smallest batch a run writes (`collection.md` §0.3 asks for at least 100 on the embedded
-/// store): each batch is one commit (tens of milliseconds on the embedded store, a refresh
-/// on Elasticsearch), so with fewer documents per batch the commits, not the model, would
-/// set the pace.
+/// store): each batch costs a check of the project's indices, a write of its own and a
+/// hand-over between threads.
 pub const MIN_BATCH: usize = 1000;
+
+/// How often a run commits what it wrote (and moves its progress): a commit syncs the
+/// store's files (on a busy disk, tens to hundreds of milliseconds) or refreshes an
+/// Elasticsearch index, so runs commit by time, not after every batch. A crash loses at
+/// most this much of the run's work, which a retry redoes.
+const COMMIT_EVERY: Duration = Duration::from_secs(2);
 
 /// A batch's documents through `each`, in parallel, in input order.
 pub fn per_document(hits: &[Hit], each: impl Fn(&Hit) -> Result<DocOutcome> + Sync + Send) -> Result<Vec<DocOutcome>> {
@@ -125,9 +128,9 @@ impl Engine {
     }
 
     /// Reads the selected documents in batches of `batch`, hands each batch to `run` and
-    /// writes what it changed, the batch's documents each whole; progress moves after each
-    /// committed batch, counting on from `already` (a resumed run). An index of the batch
-    /// that left the project's open indices fails the run.
+    /// writes what it changed, the batch's documents each whole; progress moves at each
+    /// commit (every `COMMIT_EVERY`, and at the end), counting on from `already` (a resumed
+    /// run). An index of the batch that left the project's open indices fails the run.
     pub fn run_over_documents(
         &self,
         pk: i64,
@@ -146,26 +149,45 @@ impl Engine {
         // Held for the run, a bulk load of each index keeps the embedded store from merging
         // segments after every batch (rewriting what the run is rewriting); the merges start
         // once the run ends.
-        let _loads = (selection.indices.iter())
-            .map(|index| self.search.bulk_loader(index))
-            .collect::<std::result::Result<Vec<_>, _>>()?;
+        let mut loaders = (selection.indices.iter())
+            .map(|index| Ok((index.clone(), self.search.bulk_loader(index)?)))
+            .collect::<Result<BTreeMap<_, _>>>()?;
         let total = already + self.count_documents(&selection.indices, &selection.query)?;
         h.set_total(total as i64)?;
         let percent = |done: u64| if total == 0 { 100.0 } else { done as f64 * 100.0 / total as f64 };
         h.progress(already as i64, percent(already))?;
-        let (mut done, mut problems) = (already, 0usize);
-        // A batch is written on a thread of its own while the next one is processed; its
-        // progress is reported once its commit has returned.
+        let mut problems = 0usize;
+        // The batches' writes go to a thread of their own while the next batch is processed;
+        // it commits every COMMIT_EVERY and at the end, and progress moves at each commit.
         std::thread::scope(|scope| -> Result<()> {
-            let mut writing: Option<std::thread::ScopedJoinHandle<'_, Result<u64>>> = None;
-            let mut written = |writing: &mut Option<std::thread::ScopedJoinHandle<'_, Result<u64>>>| -> Result<()> {
-                if let Some(w) = writing.take() {
-                    done += w.join().map_err(|_| Error::internal("a batch write panicked"))??;
-                    h.progress(done as i64, percent(done))?;
+            let (sender, receiver) = std::sync::mpsc::sync_channel::<(BTreeMap<String, Vec<ReadUpdate>>, u64)>(1);
+            let writer = scope.spawn(move || -> Result<()> {
+                let (mut done, mut pending, mut last_commit) = (already, 0u64, Instant::now());
+                let mut commit = |loaders: &mut BTreeMap<String, Box<dyn BulkLoader + '_>>, pending: &mut u64| -> Result<()> {
+                    for loader in loaders.values_mut() {
+                        loader.commit()?;
+                    }
+                    done += std::mem::take(pending);
+                    h.progress(done as i64, percent(done))
+                };
+                for (writes, count) in receiver {
+                    for (index, updates) in writes {
+                        let loader = loaders
+                            .get_mut(&index)
+                            .ok_or_else(|| Error::internal("a write to an index the run did not select"))?;
+                        for r in loader.update_read(updates)? {
+                            r.map_err(Error::Internal)?;
+                        }
+                    }
+                    pending += count;
+                    if last_commit.elapsed() >= COMMIT_EVERY {
+                        commit(&mut loaders, &mut pending)?;
+                        last_commit = Instant::now();
+                    }
                 }
-                Ok(())
-            };
-            self.scan_documents(&selection.indices, &selection.query, batch.max(1), &mut |hits| {
+                commit(&mut loaders, &mut pending)
+            });
+            let scanned = self.scan_documents(&selection.indices, &selection.query, batch.max(1), &mut |hits| {
                 let outcomes = run(&hits)?;
                 let open = self.project_indices(pk)?;
                 let mut writes: BTreeMap<String, Vec<ReadUpdate>> = BTreeMap::new();
@@ -184,18 +206,15 @@ impl Engine {
                         writes.entry(hit.index).or_default().push((hit.id, hit.source, update));
                     }
                 }
-                written(&mut writing)?;
-                writing = Some(scope.spawn(move || {
-                    for (index, updates) in writes {
-                        for r in self.search.bulk_update_read(&index, updates)? {
-                            r.map_err(Error::Internal)?;
-                        }
-                    }
-                    Ok(count)
-                }));
-                Ok(())
-            })?;
-            written(&mut writing)
+                // A writer that stopped has its own error, returned below.
+                sender
+                    .send((writes, count))
+                    .map_err(|_| Error::internal("the run's writer stopped"))
+            });
+            drop(sender);
+            let written = writer.join().map_err(|_| Error::internal("a batch write panicked"))?;
+            // The writer's error is the cause when both failed.
+            written.and(scanned)
         })?;
         if problems > MAX_PROBLEM_LINES {
             h.add_error(&format!("... {} more documents skipped", problems - MAX_PROBLEM_LINES))?;

@@ -494,7 +494,8 @@ fn lists_order_by_the_task() {
 
 /// `ta regex-tagger apply` with the Elasticsearch backend, against the replay server of
 /// `tests/fixtures/elastic/apply.json`: the fact mapping is put first, the documents are
-/// scrolled, and each gets its facts in one bulk update that waits for the refresh.
+/// scrolled, each batch's facts go in one bulk update, and the index is refreshed at the
+/// run's commit.
 #[test]
 fn applies_on_elasticsearch_as_recorded() {
     use ta_search::elastic::replay::Mock;

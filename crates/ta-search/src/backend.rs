@@ -138,13 +138,6 @@ pub trait SearchBackend: Send + Sync {
     /// Merges each partial object into the stored `_source` (top-level keys replaced, like an
     /// Elasticsearch partial update); durable once this returns.
     fn bulk_update(&self, index: &str, updates: Vec<(String, Map<String, Value>)>) -> Result<BulkResult>;
-    /// As `bulk_update`, for documents the caller has just read (`current`, their
-    /// `_source` then): a store that rewrites whole documents merges each partial into that
-    /// instead of reading the document again (a change made between the read and this write
-    /// is then overwritten). Stores that merge by themselves send the partials.
-    fn bulk_update_read(&self, index: &str, updates: Vec<(String, Value, Map<String, Value>)>) -> Result<BulkResult> {
-        self.bulk_update(index, updates.into_iter().map(|(id, _, partial)| (id, partial)).collect())
-    }
     fn get_document(&self, index: &str, id: &str) -> Result<Option<Hit>>;
     fn delete_document(&self, index: &str, id: &str) -> Result<bool>;
     /// Runs an Elasticsearch search body (`query`, `from`, `size`, `sort`, `_source`) and
@@ -175,12 +168,22 @@ pub trait SearchBackend: Send + Sync {
     }
 }
 
+/// A document's id, its `_source` as just read, and the partial object to merge into it.
+pub type ReadUpdate = (String, Value, Map<String, Value>);
+
 /// A bulk load into one index. Documents added become durable and searchable at `commit`;
 /// a store may defer housekeeping (the embedded store's segment merges) until the loader is
 /// dropped. Other writers can use the index meanwhile.
-pub trait BulkLoader {
+pub trait BulkLoader: Send {
     /// Adds documents under generated ids; per-document outcomes as `bulk_index`.
     fn add(&mut self, sources: Vec<Source>) -> Result<BulkResult>;
+    /// As [`SearchBackend::bulk_update`], for documents the caller has just read, durable at
+    /// the next commit (a run over an index writes its batches through here and commits now
+    /// and then, not after each). A store that rewrites whole documents merges each partial
+    /// into the `_source` read instead of reading the document again (a change made between
+    /// the read and this write is then overwritten); stores that merge by themselves send
+    /// the partials.
+    fn update_read(&mut self, updates: Vec<ReadUpdate>) -> Result<BulkResult>;
     /// Makes everything added so far durable.
     fn commit(&mut self) -> Result<()>;
 }

@@ -17,8 +17,8 @@ use reqwest::{Method, StatusCode, Url};
 use serde_json::{json, Map, Value};
 
 use super::backend::{
-    generate_id, query_clause, BackendInfo, BulkLoader, BulkResult, Doc, FactCounts, FactValueCount, FieldInfo, Hit, IndexFields, Result,
-    SearchBackend, SearchError,
+    generate_id, query_clause, BackendInfo, BulkLoader, BulkResult, Doc, FactCounts, FactValueCount, FieldInfo, Hit, IndexFields,
+    ReadUpdate, Result, SearchBackend, SearchError,
 };
 use super::mapping::FACTS_FIELD;
 use super::source::Source;
@@ -392,11 +392,7 @@ impl SearchBackend for ElasticBackend {
 
     fn bulk_update(&self, index: &str, updates: Vec<(String, Map<String, Value>)>) -> Result<BulkResult> {
         Self::check_name(index)?;
-        let lines = updates
-            .into_iter()
-            .map(|(id, partial)| (id, json!({"doc": partial}).to_string()))
-            .collect();
-        self.bulk(index, "update", lines, true)
+        self.bulk(index, "update", update_lines(updates), true)
     }
 
     fn get_document(&self, index: &str, id: &str) -> Result<Option<Hit>> {
@@ -563,6 +559,14 @@ impl SearchBackend for ElasticBackend {
 /// Bulk load over `_bulk` without waiting for refreshes (each request is durable in the
 /// cluster's translog once answered); `commit` refreshes the index so the documents added so
 /// far are searchable.
+/// The `_bulk` lines of partial updates: each id with `{"doc": partial}`.
+fn update_lines(updates: impl IntoIterator<Item = (String, Map<String, Value>)>) -> Vec<(String, String)> {
+    updates
+        .into_iter()
+        .map(|(id, partial)| (id, json!({ "doc": partial }).to_string()))
+        .collect()
+}
+
 struct ElasticLoader<'a> {
     backend: &'a ElasticBackend,
     index: String,
@@ -575,6 +579,11 @@ impl BulkLoader for ElasticLoader<'_> {
             .map(|source| Ok((generate_id(), String::from_utf8(source.into_bytes()).map_err(backend_err)?)))
             .collect::<Result<_>>()?;
         self.backend.bulk(&self.index, "index", lines, false)
+    }
+
+    fn update_read(&mut self, updates: Vec<ReadUpdate>) -> Result<BulkResult> {
+        let partials = updates.into_iter().map(|(id, _, partial)| (id, partial));
+        self.backend.bulk(&self.index, "update", update_lines(partials), false)
     }
 
     fn commit(&mut self) -> Result<()> {

@@ -28,8 +28,8 @@ mod wildcard;
 mod tests;
 
 pub use backend::{
-    generate_id, query_clause, BackendInfo, BulkLoader, BulkResult, Doc, FactCounts, FactValueCount, FieldInfo, Hit, IndexFields, Result,
-    SearchBackend, SearchError,
+    generate_id, query_clause, BackendInfo, BulkLoader, BulkResult, Doc, FactCounts, FactValueCount, FieldInfo, Hit, IndexFields,
+    ReadUpdate, Result, SearchBackend, SearchError,
 };
 pub use elastic::ElasticBackend;
 pub use import::{import_file, read_rows, FileKind, ImportProgress, ImportStats};

@@ -3,10 +3,10 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
 
-use super::super::backend::{generate_id, BulkLoader, BulkResult, Doc, Result};
+use super::super::backend::{generate_id, BulkLoader, BulkResult, Doc, ReadUpdate, Result};
 use super::super::source::Source;
 use super::{Pending, StoreIndex};
 
@@ -64,6 +64,28 @@ impl BulkLoader for TantivyLoader {
                     id,
                     source,
                     replace: false,
+                }
+            })
+            .collect();
+        self.handle.with_writer(|writer| self.handle.add(writer, docs))?;
+        Ok(results)
+    }
+
+    fn update_read(&mut self, updates: Vec<ReadUpdate>) -> Result<BulkResult> {
+        let mut results = Vec::with_capacity(updates.len());
+        let docs = updates
+            .into_iter()
+            .map(|(id, current, partial)| {
+                let mut merged = match current {
+                    Value::Object(m) => m,
+                    _ => Map::new(),
+                };
+                merged.extend(partial);
+                results.push(Ok(id.clone()));
+                Pending {
+                    id,
+                    source: Source::from_map(&merged),
+                    replace: true,
                 }
             })
             .collect();

@@ -155,29 +155,6 @@ impl SearchBackend for TantivyBackend {
         Ok(results)
     }
 
-    fn bulk_update_read(&self, index: &str, updates: Vec<(String, Value, Map<String, Value>)>) -> Result<BulkResult> {
-        let handle = self.handle(index)?;
-        let mut results = Vec::with_capacity(updates.len());
-        let docs = updates
-            .into_iter()
-            .map(|(id, current, partial)| {
-                let mut merged = match current {
-                    Value::Object(m) => m,
-                    _ => Map::new(),
-                };
-                merged.extend(partial);
-                results.push(Ok(id.clone()));
-                Pending {
-                    id,
-                    source: Source::from_map(&merged),
-                    replace: true,
-                }
-            })
-            .collect();
-        handle.write(docs)?;
-        Ok(results)
-    }
-
     fn get_document(&self, index: &str, id: &str) -> Result<Option<Hit>> {
         let handle = self.handle(index)?;
         let searcher = handle.searcher()?;
