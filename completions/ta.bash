@@ -568,6 +568,9 @@ _ta() {
             ta__subcmd__help__subcmd__project,delete)
                 cmd="ta__subcmd__help__subcmd__project__subcmd__delete"
                 ;;
+            ta__subcmd__help__subcmd__project,feedback)
+                cmd="ta__subcmd__help__subcmd__project__subcmd__feedback"
+                ;;
             ta__subcmd__help__subcmd__project,indices)
                 cmd="ta__subcmd__help__subcmd__project__subcmd__indices"
                 ;;
@@ -685,6 +688,9 @@ _ta() {
             ta__subcmd__help__subcmd__tagger,features)
                 cmd="ta__subcmd__help__subcmd__tagger__subcmd__features"
                 ;;
+            ta__subcmd__help__subcmd__tagger,feedback)
+                cmd="ta__subcmd__help__subcmd__tagger__subcmd__feedback"
+                ;;
             ta__subcmd__help__subcmd__tagger,import)
                 cmd="ta__subcmd__help__subcmd__tagger__subcmd__import"
                 ;;
@@ -768,6 +774,9 @@ _ta() {
                 ;;
             ta__subcmd__help__subcmd__torchtagger,export)
                 cmd="ta__subcmd__help__subcmd__torchtagger__subcmd__export"
+                ;;
+            ta__subcmd__help__subcmd__torchtagger,feedback)
+                cmd="ta__subcmd__help__subcmd__torchtagger__subcmd__feedback"
                 ;;
             ta__subcmd__help__subcmd__torchtagger,import)
                 cmd="ta__subcmd__help__subcmd__torchtagger__subcmd__import"
@@ -1018,6 +1027,9 @@ _ta() {
             ta__subcmd__project,delete)
                 cmd="ta__subcmd__project__subcmd__delete"
                 ;;
+            ta__subcmd__project,feedback)
+                cmd="ta__subcmd__project__subcmd__feedback"
+                ;;
             ta__subcmd__project,help)
                 cmd="ta__subcmd__project__subcmd__help"
                 ;;
@@ -1038,6 +1050,9 @@ _ta() {
                 ;;
             ta__subcmd__project__subcmd__help,delete)
                 cmd="ta__subcmd__project__subcmd__help__subcmd__delete"
+                ;;
+            ta__subcmd__project__subcmd__help,feedback)
+                cmd="ta__subcmd__project__subcmd__help__subcmd__feedback"
                 ;;
             ta__subcmd__project__subcmd__help,help)
                 cmd="ta__subcmd__project__subcmd__help__subcmd__help"
@@ -1270,6 +1285,9 @@ _ta() {
             ta__subcmd__tagger,features)
                 cmd="ta__subcmd__tagger__subcmd__features"
                 ;;
+            ta__subcmd__tagger,feedback)
+                cmd="ta__subcmd__tagger__subcmd__feedback"
+                ;;
             ta__subcmd__tagger,help)
                 cmd="ta__subcmd__tagger__subcmd__help"
                 ;;
@@ -1393,6 +1411,9 @@ _ta() {
             ta__subcmd__tagger__subcmd__help,features)
                 cmd="ta__subcmd__tagger__subcmd__help__subcmd__features"
                 ;;
+            ta__subcmd__tagger__subcmd__help,feedback)
+                cmd="ta__subcmd__tagger__subcmd__help__subcmd__feedback"
+                ;;
             ta__subcmd__tagger__subcmd__help,help)
                 cmd="ta__subcmd__tagger__subcmd__help__subcmd__help"
                 ;;
@@ -1459,6 +1480,9 @@ _ta() {
             ta__subcmd__torchtagger,export)
                 cmd="ta__subcmd__torchtagger__subcmd__export"
                 ;;
+            ta__subcmd__torchtagger,feedback)
+                cmd="ta__subcmd__torchtagger__subcmd__feedback"
+                ;;
             ta__subcmd__torchtagger,help)
                 cmd="ta__subcmd__torchtagger__subcmd__help"
                 ;;
@@ -1497,6 +1521,9 @@ _ta() {
                 ;;
             ta__subcmd__torchtagger__subcmd__help,export)
                 cmd="ta__subcmd__torchtagger__subcmd__help__subcmd__export"
+                ;;
+            ta__subcmd__torchtagger__subcmd__help,feedback)
+                cmd="ta__subcmd__torchtagger__subcmd__help__subcmd__feedback"
                 ;;
             ta__subcmd__torchtagger__subcmd__help,help)
                 cmd="ta__subcmd__torchtagger__subcmd__help__subcmd__help"
@@ -4595,7 +4622,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__project)
-            opts="create list show update delete indices"
+            opts="create list show update delete indices feedback"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -4623,6 +4650,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__project__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__project__subcmd__feedback)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -5197,7 +5238,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__tagger)
-            opts="list show delete bulk-delete export import create train tag-text tag features stop-words retrain apply"
+            opts="list show delete bulk-delete export import create train tag-text tag features stop-words feedback retrain apply"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -5476,6 +5517,20 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__help__subcmd__tagger__subcmd__feedback)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__help__subcmd__tagger__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -5645,7 +5700,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__torchtagger)
-            opts="list show delete bulk-delete export import create train tag-text tag retrain apply"
+            opts="list show delete bulk-delete export import create train tag-text feedback tag retrain apply"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -5715,6 +5770,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__help__subcmd__torchtagger__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__help__subcmd__torchtagger__subcmd__feedback)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -8111,7 +8180,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__project)
-            opts="-h --data-dir --search-url --server --token --as --json --help create list show update delete indices help"
+            opts="-h --data-dir --search-url --server --token --as --json --help create list show update delete indices feedback help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -8224,8 +8293,42 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__project__subcmd__feedback)
+            opts="-h --clear --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__project__subcmd__help)
-            opts="create list show update delete indices help"
+            opts="create list show update delete indices feedback help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -8253,6 +8356,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__project__subcmd__help__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__project__subcmd__help__subcmd__feedback)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -10615,7 +10732,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__tagger)
-            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete export import create train tag-text tag features stop-words retrain apply help"
+            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete export import create train tag-text tag features stop-words feedback retrain apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -11734,8 +11851,54 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__tagger__subcmd__feedback)
+            opts="-h --project --feedback-id --correct-result --clear --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --feedback-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --correct-result)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__tagger__subcmd__help)
-            opts="list show delete bulk-delete export import create train tag-text tag features stop-words retrain apply help"
+            opts="list show delete bulk-delete export import create train tag-text tag features stop-words feedback retrain apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -11819,6 +11982,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__tagger__subcmd__help__subcmd__features)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__tagger__subcmd__help__subcmd__feedback)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -12199,7 +12376,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__tagger__subcmd__tag__subcmd__text)
-            opts="-h --project --lemmatize --data-dir --search-url --server --token --as --json --help"
+            opts="-h --project --lemmatize --feedback --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -12509,7 +12686,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__torchtagger)
-            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete export import create train tag-text tag retrain apply help"
+            opts="-h --data-dir --search-url --server --token --as --json --help list show delete bulk-delete export import create train tag-text feedback tag retrain apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -12808,8 +12985,54 @@ _ta() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ta__subcmd__torchtagger__subcmd__feedback)
+            opts="-h --project --feedback-id --correct-result --clear --data-dir --search-url --server --token --as --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --project)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --feedback-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --correct-result)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --search-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ta__subcmd__torchtagger__subcmd__help)
-            opts="list show delete bulk-delete export import create train tag-text tag retrain apply help"
+            opts="list show delete bulk-delete export import create train tag-text feedback tag retrain apply help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -12879,6 +13102,20 @@ _ta() {
             return 0
             ;;
         ta__subcmd__torchtagger__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ta__subcmd__torchtagger__subcmd__help__subcmd__feedback)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -13203,7 +13440,7 @@ _ta() {
             return 0
             ;;
         ta__subcmd__torchtagger__subcmd__tag__subcmd__text)
-            opts="-h --project --data-dir --search-url --server --token --as --json --help"
+            opts="-h --project --feedback --data-dir --search-url --server --token --as --json --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -9,6 +9,7 @@ mod choice;
 mod client;
 mod core_variables;
 mod embeddings;
+mod feedback;
 mod indices;
 mod lists;
 mod mlp;

@@ -36,6 +36,14 @@ pub enum ProjectCmd {
         /// Project id
         id: i64,
     },
+    /// The predictions the project's models kept for feedback, or remove them with --clear
+    Feedback {
+        /// Project id
+        id: i64,
+        /// Remove them
+        #[arg(long)]
+        clear: bool,
+    },
 }
 
 #[derive(Args, Debug)]
@@ -106,6 +114,10 @@ pub fn run(t: &Target, c: &ProjectCmd) -> Result<Option<Value>> {
             return Ok(None);
         }
         ProjectCmd::Indices { id } => t.request("GET", &format!("/projects/{id}/get_indices/"), None)?,
+        ProjectCmd::Feedback { id, clear } => {
+            let method = if *clear { "DELETE" } else { "GET" };
+            t.request(method, &format!("/projects/{id}/feedback/"), None)?
+        }
     };
     Ok(Some(out))
 }

@@ -1,6 +1,7 @@
 //! `ta tagger ...`: train text classifiers from index documents or from a labelled JSONL
 //! file, tag one text or a JSONL stream, inspect features and stop words, retrain.
 use super::apply::{self, ApplyArgs, FactValue};
+use super::feedback::{self, FeedbackArgs};
 use super::regex::BatchArgs;
 use super::resources::{self, project_for, ProjectFlag, StandardCmd, TransferCmd};
 use super::{batch, choice, progress, Target};
@@ -139,6 +140,9 @@ pub enum TaggerCmd {
         /// Lemmatize the text first
         #[arg(long)]
         lemmatize: bool,
+        /// Keep the prediction for feedback (its id comes back as feedback.id; see `feedback`)
+        #[arg(long)]
+        feedback: bool,
     },
     /// Tag a JSONL stream from stdin (texts, or documents read at --field, default the
     /// tagger's fields), one result line per input line, in order
@@ -168,6 +172,9 @@ pub enum TaggerCmd {
         #[arg(long)]
         set: Option<String>,
     },
+    /// The predictions kept by `tag-text --feedback`: list them, give one's correct result,
+    /// or remove them
+    Feedback(FeedbackArgs),
     /// Train the tagger again (the old model serves until the new one is ready)
     Retrain {
         /// Tagger id
@@ -252,14 +259,21 @@ pub fn run(t: &Target, c: &TaggerCmd) -> Result<Option<Value>> {
             };
             return resources::trained(t, Kind::Tagger, *project, &created).map(Some);
         }
-        TaggerCmd::TagText { id, text, p, lemmatize } => {
+        TaggerCmd::TagText {
+            id,
+            text,
+            p,
+            lemmatize,
+            feedback,
+        } => {
             let pk = project_for(t, p, Kind::Tagger, *id)?;
             t.request(
                 "POST",
                 &format!("/projects/{pk}/taggers/{id}/tag_text/"),
-                Some(&json!({"text": text, "lemmatize": lemmatize})),
+                Some(&json!({"text": text, "lemmatize": lemmatize, "feedback_enabled": feedback})),
             )?
         }
+        TaggerCmd::Feedback(f) => feedback::run(t, Kind::Tagger, f)?,
         TaggerCmd::Tag { b, p } => {
             let pk = project_for(t, p, Kind::Tagger, b.id)?;
             tag_stream(t, pk, b)?;

@@ -2,6 +2,7 @@
 //! or a labelled JSONL file; tag one text or a JSONL stream in batches, retrain, export and
 //! import.
 use super::apply::{self, ApplyArgs, FactValue};
+use super::feedback::{self, FeedbackArgs};
 use super::regex::BatchArgs;
 use super::resources::{self, project_for, ProjectFlag, StandardCmd, TransferCmd};
 use super::{batch, choice, progress, Target};
@@ -117,7 +118,13 @@ pub enum TorchTaggerCmd {
         text: String,
         #[command(flatten)]
         p: ProjectFlag,
+        /// Keep the prediction for feedback (its id comes back as feedback.id; see `feedback`)
+        #[arg(long)]
+        feedback: bool,
     },
+    /// The predictions kept by `tag-text --feedback`: list them, give one's correct result,
+    /// or remove them
+    Feedback(FeedbackArgs),
     /// Tag a JSONL stream from stdin in batches (texts, or documents read at --field,
     /// default the tagger's fields), one result line per input line, in order
     Tag {
@@ -230,14 +237,15 @@ pub fn run(t: &Target, c: &TorchTaggerCmd) -> Result<Option<Value>> {
             };
             return resources::trained(t, Kind::TorchTagger, *project, &created).map(Some);
         }
-        TorchTaggerCmd::TagText { id, text, p } => {
+        TorchTaggerCmd::TagText { id, text, p, feedback } => {
             let pk = project_for(t, p, Kind::TorchTagger, *id)?;
             t.request(
                 "POST",
                 &format!("/projects/{pk}/torchtaggers/{id}/tag_text/"),
-                Some(&json!({"text": text})),
+                Some(&json!({"text": text, "feedback_enabled": feedback})),
             )?
         }
+        TorchTaggerCmd::Feedback(f) => feedback::run(t, Kind::TorchTagger, f)?,
         TorchTaggerCmd::Tag { b, p } => {
             let pk = project_for(t, p, Kind::TorchTagger, b.id)?;
             tag_stream(t, pk, b)?;

@@ -101,6 +101,23 @@ const MIGRATIONS: &[&str] = &[
         value TEXT
      );
      INSERT INTO core_variables (id, name) VALUES (1, 'TEXTA_ES_URL'), (2, 'TEXTA_ES_USERNAME'), (3, 'TEXTA_ES_PASSWORD');",
+    // 5: predictions kept for feedback (feedback.rs); they go with their model and project.
+    "CREATE TABLE feedback (
+        id TEXT PRIMARY KEY,
+        project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        model_kind TEXT NOT NULL,
+        model_id INTEGER NOT NULL,
+        input TEXT NOT NULL,
+        prediction TEXT NOT NULL,
+        correct_result TEXT,
+        time_created TEXT NOT NULL,
+        time_updated TEXT
+     );
+     CREATE INDEX feedback_model ON feedback(model_kind, model_id);
+     CREATE INDEX feedback_project ON feedback(project_id);
+     CREATE TRIGGER feedback_unlink AFTER DELETE ON resources BEGIN
+        DELETE FROM feedback WHERE model_kind = OLD.kind AND model_id = OLD.id;
+     END;",
 ];
 
 /// Statements prepared once per connection and kept in its cache.

@@ -16,6 +16,7 @@ pub mod embeddings;
 pub mod error;
 pub mod export;
 pub mod facts;
+pub mod feedback;
 pub mod health;
 pub mod index_runs;
 pub mod index_splitter;

@@ -4,6 +4,7 @@
 //! itself lives in `classifier`.
 use super::classifier::{self, ClassifierKind, Hooks, Model, Settings, VectorizerKind};
 use super::error::{Error, Result};
+use super::feedback::FeedbackLink;
 use super::indices::{parse_index_objects, IndexOut};
 use super::kinds::ResourceKind;
 use super::lines::flat_get;
@@ -511,6 +512,7 @@ impl PreparedTagger {
             probability,
             tagger_id: self.id,
             result,
+            feedback: None,
         })
     }
 }
@@ -541,6 +543,9 @@ pub struct TagOut {
     pub probability: f64,
     pub tagger_id: i64,
     pub result: bool,
+    /// Where the prediction was kept, when asked with `feedback_enabled`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<FeedbackLink>,
 }
 
 pub fn classifier_error(e: classifier::Error) -> Error {
@@ -576,11 +581,13 @@ impl ResourceKind for Taggers {
     }
 }
 
-/// `{"text"|"doc", "lemmatize", "feedback_enabled"}` of the tagging actions.
-fn parse_lemmatize(f: &mut Form) -> bool {
-    let lemmatize = f.boolean("lemmatize").unwrap_or(false);
-    let _feedback = f.boolean("feedback_enabled");
-    lemmatize
+/// `(lemmatize, feedback_enabled)` of the tagging actions' `{"text"|"doc", "lemmatize",
+/// "feedback_enabled"}`.
+fn parse_options(f: &mut Form) -> (bool, bool) {
+    (
+        f.boolean("lemmatize").unwrap_or(false),
+        f.boolean("feedback_enabled").unwrap_or(false),
+    )
 }
 
 /// The texts of a tag_doc document, with the reference's checks and messages.
@@ -609,12 +616,21 @@ impl Engine {
         let r = self.resource(Kind::Tagger, pk, id)?;
         let mut f = Form::new(body, Mode::Full)?;
         let text = f.string("text", super::regex_taggers::TEXT);
-        let lemmatize = parse_lemmatize(&mut f);
+        let (lemmatize, feedback) = parse_options(&mut f);
         f.finish()?;
         let text = text.unwrap_or_default();
         // One text for every field, as the reference feeds tag_text.
         let fields = vec![text.as_str(); stored(&r).fields.len().max(1)];
-        self.tag_with_tagger(&r, &fields, lemmatize)
+        let out = self.tag_with_tagger(&r, &fields, lemmatize)?;
+        self.with_feedback(ctx, &r, feedback, &Value::from(text.as_str()), out)
+    }
+
+    /// `out` with its feedback link when `enabled` (the prediction kept first).
+    fn with_feedback(&self, ctx: &Ctx, r: &Resource, enabled: bool, input: &Value, mut out: TagOut) -> Result<TagOut> {
+        if enabled {
+            out.feedback = Some(self.keep_feedback(ctx, (Kind::Tagger, r), input, &out)?);
+        }
+        Ok(out)
     }
 
     /// POST taggers/{id}/tag_doc/.
@@ -623,11 +639,13 @@ impl Engine {
         let r = self.resource(Kind::Tagger, pk, id)?;
         let mut f = Form::new(body, Mode::Full)?;
         let doc = f.object("doc", false);
-        let lemmatize = parse_lemmatize(&mut f);
+        let (lemmatize, feedback) = parse_options(&mut f);
         let given = f.strings("fields", List::OPTIONAL.non_empty(), Str::REQUIRED);
         f.finish()?;
-        let texts = doc_texts(doc, &fields_to_read(&stored(&r).fields, given)?)?;
-        self.tag_with_tagger(&r, &texts.iter().map(String::as_str).collect::<Vec<_>>(), lemmatize)
+        let input = doc.map_or(Value::Null, |d| Value::Object(d.clone()));
+        let texts = doc_texts(input.as_object(), &fields_to_read(&stored(&r).fields, given)?)?;
+        let out = self.tag_with_tagger(&r, &texts.iter().map(String::as_str).collect::<Vec<_>>(), lemmatize)?;
+        self.with_feedback(ctx, &r, feedback, &input, out)
     }
 
     /// POST taggers/{id}/tag_random_doc/ → `{document, prediction}`.
@@ -715,11 +733,12 @@ impl Engine {
         let mut f = Form::new(body, Mode::Full)?;
         let text = f.string("text", super::regex_taggers::TEXT);
         let ids = f.pks("taggers", List::OPTIONAL);
-        let lemmatize = parse_lemmatize(&mut f);
+        let (lemmatize, feedback) = parse_options(&mut f);
         let hide_false = f.boolean("hide_false").unwrap_or(true);
         f.finish()?;
-        let text = text.unwrap_or_default();
-        let text = if lemmatize { self.lemmas(&text)? } else { text };
+        let original = Value::from(text.unwrap_or_default());
+        let text = original.as_str().unwrap_or_default();
+        let text = if lemmatize { self.lemmas(text)? } else { text.to_string() };
         let rows = match ids.filter(|i| !i.is_empty()) {
             Some(ids) => self.resources_by_ids(Kind::Tagger, pk, &ids)?,
             None => self.all_resources(Kind::Tagger, pk)?,
@@ -728,7 +747,7 @@ impl Engine {
         for r in rows {
             let fields = vec![text.as_str(); stored(&r).fields.len().max(1)];
             match self.tag_with_tagger(&r, &fields, false) {
-                Ok(t) if t.result || !hide_false => out.push(t),
+                Ok(t) if t.result || !hide_false => out.push(self.with_feedback(ctx, &r, feedback, &original, t)?),
                 Ok(_) => {}
                 Err(Error::BadRequest(m)) if m == "Model does not exist" => {}
                 Err(e) => return Err(e),

@@ -3,6 +3,7 @@
 //! or labelled lines of a file, then `neural::train` with per-epoch progress), the model and
 //! plot files, tagging one text or a batch, export and import. The networks live in `neural`.
 use super::error::{Error, Result};
+use super::feedback::FeedbackLink;
 use super::indices::{parse_index_objects, IndexOut};
 use super::kinds::ResourceKind;
 use super::lines::flat_get;
@@ -182,6 +183,9 @@ pub struct TorchTagOut {
     /// The predicted class: `"true"`/`"false"`, or a fact value.
     pub result: String,
     pub probability: f64,
+    /// Where the prediction was kept, when asked with `feedback_enabled`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<FeedbackLink>,
 }
 
 pub fn neural_error(e: NeuralError) -> Error {
@@ -474,6 +478,7 @@ impl Engine {
                 result: model.classes()[class].clone(),
                 // The f32's shortest decimal form: what a client parses back is this very number.
                 probability: p.to_string().parse().unwrap_or(f64::from(p)),
+                feedback: None,
             })
             .collect())
     }
@@ -486,11 +491,17 @@ impl Engine {
         let mut f = Form::new(body, Mode::Full)?;
         let text = f.string("text", super::regex_taggers::TEXT);
         let _lemmatize = f.boolean("lemmatize");
-        let _feedback = f.boolean("feedback_enabled");
+        let feedback = f.boolean("feedback_enabled").unwrap_or(false);
         f.finish()?;
+        let text = text.unwrap_or_default();
         let model = self.torchtagger_model(&r)?;
-        let mut out = Self::torch_tag(&model, &[text.unwrap_or_default().as_str()])?;
-        out.pop().ok_or_else(|| Error::internal("no prediction"))
+        let mut out = Self::torch_tag(&model, &[text.as_str()])?
+            .pop()
+            .ok_or_else(|| Error::internal("no prediction"))?;
+        if feedback {
+            out.feedback = Some(self.keep_feedback(ctx, (Kind::TorchTagger, &r), &Value::from(text), &out)?);
+        }
+        Ok(out)
     }
 
     /// POST torchtaggers/{id}/tag_texts/ `{texts}` (ta extension): many texts in one

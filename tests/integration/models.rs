@@ -11,7 +11,7 @@ use common::{normalize, ta, Server};
 use serde_json::{json, Value};
 
 /// A small two-topic corpus: crime reports (label `crime`) and weather reports.
-fn corpus() -> String {
+pub fn corpus() -> String {
     let crime = [
         "varas varastas poest telefoni",
         "politsei pidas varga kinni",
@@ -35,7 +35,7 @@ fn corpus() -> String {
     out
 }
 
-fn setup() -> (Server, String, i64) {
+pub fn setup() -> (Server, String, i64) {
     let s = Server::start();
     let token = s.admin_token();
     let pk = s.create_project(&token, "models", &[])["id"].as_i64().unwrap();
@@ -43,7 +43,7 @@ fn setup() -> (Server, String, i64) {
     (s, token, pk)
 }
 
-fn create_body() -> Value {
+pub fn create_body() -> Value {
     json!({"description": "crime", "fields": ["text"], "vectorizer": "Count Vectorizer",
            "query": {"query": {"match": {"label": "crime"}}}, "indices": [{"name": "news"}]})
 }

@@ -128,6 +128,23 @@ fn torchtagger_trains_tags_and_travels() {
     assert_eq!(yes["result"], "true", "{yes}");
     assert!(yes["probability"].as_f64().unwrap() > 0.5);
     assert_eq!(tag("jalgpallur lõi värava")["result"], "false");
+    // feedback_enabled keeps the prediction under the torch tagger's feedback/
+    let kept = s
+        .post(
+            &format!("{url}{id}/tag_text/"),
+            Some(&t),
+            &json!({"text": "politsei otsib varast", "feedback_enabled": true}),
+        )
+        .ok(200);
+    let fid = kept["feedback"]["id"].as_str().unwrap();
+    assert_eq!(kept["feedback"]["url"], format!("{}{url}{id}/feedback/", s.base));
+    let listed = normalize(&s.get(&format!("{url}{id}/feedback/"), Some(&t)).ok(200));
+    assert_eq!(
+        listed,
+        json!([{"id": fid, "model_type": "torchtagger.TorchTagger", "model_id": id, "input": "politsei otsib varast",
+                "prediction": {"result": "true", "probability": yes["probability"]}, "correct_result": null,
+                "time_created": "<ts>", "time_updated": null}])
+    );
     let many = s
         .post(
             &format!("{url}{id}/tag_texts/"),

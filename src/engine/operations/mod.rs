@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod collection;
 pub mod crud;
 pub mod embeddings;
+pub mod feedback;
 pub mod models;
 pub mod regex;
 pub mod search;
@@ -366,6 +367,7 @@ pub fn all() -> &'static [Operation] {
         ops.extend(taggers::operations());
         ops.extend(tagger_groups::operations());
         ops.extend(torchtaggers::operations());
+        ops.extend(feedback::operations());
         ops.extend(collection::operations());
         ops.extend(search::operations());
         ops
