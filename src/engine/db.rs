@@ -118,6 +118,8 @@ const MIGRATIONS: &[&str] = &[
      CREATE TRIGGER feedback_unlink AFTER DELETE ON resources BEGIN
         DELETE FROM feedback WHERE model_kind = OLD.kind AND model_id = OLD.id;
      END;",
+    // 6: keys the data directory keeps for itself (plot_links.rs), made when first needed.
+    "CREATE TABLE secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);",
 ];
 
 /// Statements prepared once per connection and kept in its cache.

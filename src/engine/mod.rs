@@ -32,6 +32,7 @@ pub mod models;
 pub use ta_neural as neural;
 pub mod operations;
 pub mod passwords;
+pub mod plot_links;
 pub mod projects;
 pub use ta_regex as regex_tagger;
 pub use ta_text::pytext;
@@ -126,6 +127,8 @@ pub struct Engine {
     search: Box<dyn search::SearchBackend>,
     /// The language-processing engine, loaded on first use (`language`).
     mlp: OnceLock<mlp::MlpEngine>,
+    /// The secret that signs plot links (`plot_links`).
+    link_secret: String,
 }
 
 impl Engine {
@@ -149,7 +152,9 @@ impl Engine {
                     .map_err(|e| error::Error::Internal(format!("cannot open the index store: {e}")))?,
             ),
         };
+        let link_secret = plot_links::link_secret(&db)?;
         let engine = Engine {
+            link_secret,
             search,
             runner: tasks::TaskRunner::new(config.task_threads),
             db,

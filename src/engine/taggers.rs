@@ -244,7 +244,7 @@ impl Engine {
         let plot = self
             .model_file(Kind::Tagger, r.id, "png")
             .exists()
-            .then(|| format!("{}/projects/{}/taggers/{}/plot/", ctx.base_url, r.project_id, r.id));
+            .then(|| self.plot_url(ctx, Kind::Tagger, r.project_id, r.id));
         Ok(TaggerOut {
             id: r.id,
             url: resource_url(ctx, r.project_id, Kind::Tagger, r.id),
@@ -706,13 +706,6 @@ impl Engine {
             Ok(s.stop_words)
         })?;
         Ok(super::operations::taggers::StopWordsOut { stop_words })
-    }
-
-    /// GET taggers/{id}/plot/: the PNG of the last training.
-    pub fn tagger_plot(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<Vec<u8>> {
-        self.check_project_access(ctx, pk)?;
-        self.resource(Kind::Tagger, pk, id)?;
-        std::fs::read(self.model_file(Kind::Tagger, id, "png")).map_err(|_| Error::not_found())
     }
 
     /// POST taggers/{id}/retrain_tagger/: a new training task; the old model serves until the

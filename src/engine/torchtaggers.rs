@@ -257,7 +257,7 @@ impl Engine {
         let plot = self
             .model_file(Kind::TorchTagger, r.id, "png")
             .exists()
-            .then(|| format!("{}/projects/{}/torchtaggers/{}/plot/", ctx.base_url, r.project_id, r.id));
+            .then(|| self.plot_url(ctx, Kind::TorchTagger, r.project_id, r.id));
         Ok(TorchTaggerOut {
             url: resource_url(ctx, r.project_id, Kind::TorchTagger, r.id),
             author_username: r.author_username.clone(),
@@ -534,13 +534,6 @@ impl Engine {
         let prediction = Self::torch_tag(&model, &[text.as_str()])?.pop();
         let document = Value::Object(super::regex_tagger::ops::flatten(&hit.source));
         Ok(json!({"document": document, "prediction": prediction}))
-    }
-
-    /// GET torchtaggers/{id}/plot/: the confusion matrix of the last training.
-    pub fn torchtagger_plot(&self, ctx: &Ctx, pk: i64, id: i64) -> Result<Vec<u8>> {
-        self.check_project_access(ctx, pk)?;
-        self.resource(Kind::TorchTagger, pk, id)?;
-        std::fs::read(self.model_file(Kind::TorchTagger, id, "png")).map_err(|_| Error::not_found())
     }
 
     /// POST torchtaggers/{id}/retrain_tagger/: a new training task; the old model serves

@@ -178,7 +178,7 @@ pub fn openapi() -> Doc {
         }
         b = match o.access {
             Access::User => b.security(token()),
-            Access::Open => b.security(SecurityRequirement::default()).security(token()),
+            Access::Open | Access::Key => b.security(SecurityRequirement::default()).security(token()),
         };
         for name in o.param_names() {
             b = b.parameter(path_parameter(o, name, &mut nested));

@@ -22,12 +22,12 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 /// Whether `path` (as routed: no trailing slash) belongs to an operation open to anonymous
-/// callers, or to the documentation pages.
+/// callers (or to those with the URL's key), or to the documentation pages.
 fn is_open(path: &str) -> bool {
     is_docs(path)
         || operations::all()
             .iter()
-            .any(|o| o.access == Access::Open && routes::axum_path(o) == path)
+            .any(|o| o.access != Access::User && routes::axum_path(o) == path)
 }
 
 /// The API path relative to the API root (`/projects/1/`), for API paths other than the docs.

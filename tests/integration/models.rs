@@ -172,6 +172,19 @@ fn tagger_trains_in_background_and_tags() {
 
     let png = s.get(&format!("/projects/{pk}/taggers/{id}/plot/"), Some(&t));
     assert_eq!((png.status, png.header("content-type")), (200, "image/png".to_string()));
+    // The plot link carries its key: an <img> of another site (no credentials) loads it; a
+    // plot without the key, with a wrong one or with another plot's key is refused.
+    let link = again["plot"].as_str().unwrap();
+    let (path, key) = link.strip_prefix(&s.base).unwrap().split_once("?key=").unwrap();
+    assert_eq!(path, format!("/projects/{pk}/taggers/{id}/plot/"));
+    assert_eq!(key.len(), 32, "{link}");
+    let anonymous = s.get(&format!("{path}?key={key}"), None);
+    assert_eq!((anonymous.status, anonymous.bytes.clone()), (200, png.bytes.clone()));
+    let refused = json!({"detail": "Authentication credentials were not provided."});
+    s.get(path, None).expect(403, refused.clone());
+    s.get(&format!("{path}?key={}", "0".repeat(32)), None).expect(403, refused.clone());
+    s.get(&format!("/projects/{pk}/taggers/{}/plot/?key={key}", id + 1), None)
+        .expect(403, refused);
     // Export, then import into another project: the copy tags identically.
     let export = s.get(&format!("/projects/{pk}/taggers/{id}/export_model/"), Some(&t));
     assert_eq!((export.status, export.header("content-type")), (200, "application/zip".to_string()));

@@ -107,7 +107,12 @@ fn torchtagger_trains_tags_and_travels() {
     for key in ["f1_score", "precision", "recall", "accuracy"] {
         shown[key] = json!("<set>");
     }
-    let plot = format!("{}/projects/{pk}/torchtaggers/{id}/plot/", s.base);
+    let plot = done["plot"].as_str().unwrap();
+    assert!(
+        plot.starts_with(&format!("{}/projects/{pk}/torchtaggers/{id}/plot/?key=", s.base)),
+        "{plot}"
+    );
+    assert_eq!(s.get(plot.strip_prefix(&s.base).unwrap(), None).header("content-type"), "image/png");
     assert_eq!(
         shown,
         expected(json!("<set>"), json!(plot), shown["task"].clone(), done["epoch_reports"].clone())

@@ -16,6 +16,7 @@ pub mod taggers;
 pub mod torchtaggers;
 
 use super::error::{Error, Result};
+use super::kinds::ResourceKind;
 use super::{Ctx, Engine};
 use serde::Serialize;
 use serde_json::Value;
@@ -60,6 +61,9 @@ pub enum Access {
     User,
     /// Anyone; the caller is passed when known.
     Open,
+    /// An authenticated user, or anyone presenting the key the URL carries (`?key=`; plot
+    /// links, `plot_links.rs`): the operation checks it.
+    Key,
 }
 
 /// Which era's answer forms the caller reads where they differ (`texta-client.md` §5 #9–11):
@@ -185,6 +189,28 @@ pub fn file_operation(
         query: &[],
         language_data: false,
         run,
+    }
+}
+
+/// GET `<kind>/{id}/plot/`: the model's training plot (PNG), for members of the project or
+/// anyone with the key of the `plot` link (`plot_links.rs`).
+pub fn plot_operation<K: ResourceKind>(summary: &'static str) -> Operation {
+    fn plot<K: ResourceKind>(e: &Arc<Engine>, c: &Call) -> Result<Reply> {
+        let (pk, id) = (c.pk()?, c.id("id")?);
+        Ok(Reply::File {
+            content_type: "image/png",
+            name: format!("{}-{id}.png", K::KIND.tag()),
+            bytes: e.model_plot(c.ctx, c.query.get("key").map(String::as_str), (K::KIND, pk, id))?,
+        })
+    }
+    Operation {
+        path: Cow::Owned(format!("/projects/{{project_pk}}/{}/{{id}}/plot/", K::KIND.route())),
+        access: Access::Key,
+        query: &[QueryParam {
+            name: "key",
+            description: "The key of the plot link (not needed by members of the project)",
+        }],
+        ..file_operation("", K::KIND.route(), summary, plot::<K>)
     }
 }
 

@@ -1,6 +1,6 @@
 //! Operations of taggers (`api.md` §6 and Appendix A).
 use super::regex::{IndexName, TextIn};
-use super::{analyses_text, crud, file_operation, op, Call, ImportIn, Operation, QueryParam, Reply};
+use super::{analyses_text, crud, file_operation, op, plot_operation, Call, ImportIn, Operation, QueryParam, Reply};
 use crate::engine::classifier::Feature;
 use crate::engine::error::Result;
 use crate::engine::taggers::{TagOut, TaggerOut, Taggers};
@@ -80,16 +80,6 @@ pub struct TrainFileIn {
     pub file: String,
 }
 
-fn plot(e: &Arc<Engine>, c: &Call) -> Result<Reply> {
-    let (pk, id) = (c.pk()?, c.id("id")?);
-    let bytes = e.tagger_plot(c.ctx()?, pk, id)?;
-    Ok(Reply::File {
-        content_type: "image/png",
-        name: format!("tagger-{id}.png"),
-        bytes,
-    })
-}
-
 fn export(e: &Arc<Engine>, c: &Call) -> Result<Reply> {
     let (pk, id) = (c.pk()?, c.id("id")?);
     Ok(Reply::File {
@@ -127,7 +117,7 @@ pub fn operations() -> Vec<Operation> {
             ..op!(Post "/projects/{project_pk}/taggers/train_file/", "taggers", "Train a tagger from a labelled JSONL file (ta extension; a task)", [TrainFileIn] => [TaggerOut] 201,
                 |e, c| e.train_tagger_file(c.ctx()?, c.pk()?, c.body, None)?)
         },
-        file_operation("/projects/{project_pk}/taggers/{id}/plot/", "taggers", "The training plot (PNG): ROC curve, confusion matrix, coefficients", plot),
+        plot_operation::<Taggers>("The training plot (PNG): ROC curve, confusion matrix, coefficients"),
         file_operation("/projects/{project_pk}/taggers/{id}/export_model/", "taggers", "The tagger in one file (settings, model, plot) for import_model", export),
         Operation {
             upload: true,

@@ -1,6 +1,6 @@
 //! Operations of neural taggers (`api.md` §10).
 use super::taggers::{IndicesIn, SuccessOut, TagTextIn};
-use super::{crud, file_operation, op, Call, ImportIn, Operation, Reply};
+use super::{crud, file_operation, op, plot_operation, Call, ImportIn, Operation, Reply};
 use crate::engine::error::Result;
 use crate::engine::torchtaggers::{TorchTagOut, TorchTaggerOut, TorchTaggers};
 use crate::engine::Engine;
@@ -41,15 +41,6 @@ pub struct TorchTrainFileIn {
     pub file: String,
 }
 
-fn plot(e: &Arc<Engine>, c: &Call) -> Result<Reply> {
-    let (pk, id) = (c.pk()?, c.id("id")?);
-    Ok(Reply::File {
-        content_type: "image/png",
-        name: format!("torchtagger-{id}.png"),
-        bytes: e.torchtagger_plot(c.ctx()?, pk, id)?,
-    })
-}
-
 fn export(e: &Arc<Engine>, c: &Call) -> Result<Reply> {
     let (pk, id) = (c.pk()?, c.id("id")?);
     Ok(Reply::File {
@@ -75,7 +66,7 @@ pub fn operations() -> Vec<Operation> {
             ..op!(Post "/projects/{project_pk}/torchtaggers/train_file/", "torchtaggers", "Train a neural tagger from a labelled JSONL file (ta extension; a task)", [TorchTrainFileIn] => [TorchTaggerOut] 201,
                 |e, c| e.train_torchtagger_file(c.ctx()?, c.pk()?, c.body, None)?)
         },
-        file_operation("/projects/{project_pk}/torchtaggers/{id}/plot/", "torchtaggers", "The confusion matrix of the last training (PNG)", plot),
+        plot_operation::<TorchTaggers>("The confusion matrix of the last training (PNG)"),
         file_operation("/projects/{project_pk}/torchtaggers/{id}/export_model/", "torchtaggers", "The neural tagger in one file (settings, model, plot) for import_model", export),
         Operation {
             upload: true,
