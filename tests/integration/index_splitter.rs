@@ -173,6 +173,10 @@ fn validation_messages() {
             json!({"train_index": "a", "test_index": "b", "distribution": "equal"}),
             "fact must be specified with \"custom\", \"equal\" or \"original\" distribution",
         ),
+        (
+            json!({"train_index": "a", "test_index": "b", "distribution": "original", "fact": ""}),
+            "fact must be specified with \"custom\", \"equal\" or \"original\" distribution",
+        ),
     ] {
         let mut body = body;
         body["description"] = json!("x");
