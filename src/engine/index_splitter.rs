@@ -81,7 +81,7 @@ pub struct IndexSplitterIn {
     pub str_val: Option<String>,
     pub distribution: Option<Distribution>,
     /// `{label: count}` of test documents (`custom`).
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub custom_distribution: Option<BTreeMap<String, u64>>,
 }
 
