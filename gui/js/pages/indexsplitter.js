@@ -60,14 +60,16 @@ export function IndexSplitterPage({ route }) {
   const choices = useChoices(`projects/${pid}/index_splitter/`);
   // the new indices join the project at create and get their fields when the run completes
   const refresh = () => { invalidateProject(pid); loadProjects(); };
+  const indexColumn = (key, label) => ({
+    key, label, order: key,
+    render: (r) => html`<${IndexWithCount} pid=${pid} index=${r[key]} done=${!!r.task && r.task.status === 'completed'} />`,
+  });
   const columns = [
     { key: 'id', label: 'ID', order: 'id' },
     { key: 'author_username', label: 'Author', order: 'author__username' },
     { key: 'description', label: 'Description', order: 'description' },
-    ...['train_index', 'test_index'].map((key) => ({
-      key, label: key === 'train_index' ? 'Train index' : 'Test index', order: key,
-      render: (r) => html`<${IndexWithCount} pid=${pid} index=${r[key]} done=${!!r.task && r.task.status === 'completed'} />`,
-    })),
+    indexColumn('train_index', 'Train index'),
+    indexColumn('test_index', 'Test index'),
     { key: 'distribution', label: 'Distribution' },
     {
       key: 'test_size', label: 'Test size',
