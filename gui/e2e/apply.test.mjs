@@ -6,6 +6,7 @@ import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   startServer, launchBrowser, scenario, guiLogin, waitTask, navTo, api, apiLogin, axeSerious, ADMIN_PASSWORD, RUN,
+  dialog, rowByText, rowMenu,
 } from './harness.mjs';
 
 let server;
@@ -35,14 +36,7 @@ after(async () => {
   if (server) await server.stop();
 });
 
-const dialog = (page) => page.getByRole('dialog');
-const rowByText = (page, text) => page.locator('tbody tr', { has: page.getByRole('cell', { name: text, exact: true }) });
 const count = (page, text) => page.getByTestId('result-count').getByText(text, { exact: true }).waitFor();
-
-async function rowMenu(page, description, action) {
-  await page.getByRole('button', { name: `Actions for ${description}`, exact: true }).click();
-  await page.getByRole('button', { name: action, exact: true }).click();
-}
 
 scenario('A1 Apply a regex tagger to an index, then filter Search by its bars', env, async (page) => {
   await guiLogin(page, 'admin', ADMIN_PASSWORD, `/p/${pid}/tools/dataset-import`);

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import {
   startServer, launchBrowser, scenario, open, guiLogin, waitTask, selectProject, navTo, api, apiLogin,
   axeSerious, RUN, PASSWORD, ADMIN_PASSWORD, CSV,
+  dialog, rowByText, rowMenu,
 } from './harness.mjs';
 
 let server;
@@ -24,14 +25,6 @@ after(async () => {
   if (browser) await browser.close();
   if (server) await server.stop();
 });
-
-const dialog = (page) => page.getByRole('dialog');
-const rowByText = (page, text) => page.locator('tbody tr', { has: page.getByRole('cell', { name: text, exact: true }) });
-
-async function rowMenu(page, description, action) {
-  await page.getByRole('button', { name: `Actions for ${description}`, exact: true }).click();
-  await page.getByRole('button', { name: action, exact: true }).click();
-}
 
 scenario('E1 Register and log out', env, async (page) => {
   await open(page, '/');

@@ -144,6 +144,33 @@ export async function apiLogin(server, username, password) {
   return r.body.key;
 }
 
+/**
+ * Through the API: a project of admin's (`key`) titled `title`, with `index` imported from a
+ * file (default the CSV); waits for the import to complete. Returns the project id.
+ * @param {{name?:string, type?:string, text?:string}} [file]
+ */
+export async function projectWithIndex(server, key, title, index, file = {}) {
+  const me = await api(server, 'GET', 'rest-auth/user/', undefined, key);
+  const p = await api(server, 'POST', 'projects/', { title, users: [`/api/v1/users/${me.body.id}/`] }, key);
+  assert.equal(p.status, 201, JSON.stringify(p.body));
+  const fd = new FormData();
+  fd.append('description', `${index} data`);
+  fd.append('index', index);
+  fd.append('file', new Blob([file.text ?? CSV], { type: file.type ?? 'text/csv' }), file.name ?? 'e2e.csv');
+  const r = await fetch(`${server.api}/projects/${p.body.id}/dataset_imports/`, { method: 'POST', headers: { Authorization: `Token ${key}` }, body: fd });
+  const imp = await r.json();
+  assert.equal(r.status, 201, JSON.stringify(imp));
+  for (let i = 0; i < 240; i++) {
+    const g = await api(server, 'GET', `projects/${p.body.id}/dataset_imports/${imp.id}/`, undefined, key);
+    if (g.body.task && ['completed', 'failed'].includes(g.body.task.status)) {
+      assert.equal(g.body.task.status, 'completed', JSON.stringify(g.body.task));
+      return p.body.id;
+    }
+    await sleep(500);
+  }
+  throw new Error(`import of ${index} did not finish`);
+}
+
 function safeName(s) {
   return s.replace(/[^a-zA-Z0-9_-]+/g, '_').slice(0, 80);
 }
@@ -220,6 +247,18 @@ export async function selectProject(page, pid) {
 export async function navTo(page, menu, item) {
   await page.locator('nav summary', { hasText: menu }).click();
   await page.getByRole('link', { name: item, exact: true }).click();
+}
+
+/** The open dialog. */
+export const dialog = (page) => page.getByRole('dialog');
+
+/** The table row with a cell reading exactly `text`. */
+export const rowByText = (page, text) => page.locator('tbody tr', { has: page.getByRole('cell', { name: text, exact: true }) });
+
+/** Runs a row action from the ⋮ menu of the row described `description`. */
+export async function rowMenu(page, description, action) {
+  await page.getByRole('button', { name: `Actions for ${description}`, exact: true }).click();
+  await page.getByRole('button', { name: action, exact: true }).click();
 }
 
 /** Runs axe-core in the page; returns critical/serious violations. */

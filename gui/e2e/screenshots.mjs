@@ -1,9 +1,10 @@
-// Takes the documentation screenshots (login, projects, search, regex taggers) into
+// Takes the documentation screenshots (login, projects, search, regex taggers, reindexer,
+// index splitter) into
 // docs/screenshots/ against a fresh `ta serve` (TA_BIN) filled through the API.
 // Run: node gui/e2e/screenshots.mjs
 import fs from 'node:fs';
 import path from 'node:path';
-import { startServer, launchBrowser, api, apiLogin, guiLogin, open, REPO, ADMIN_PASSWORD, CSV } from './harness.mjs';
+import { startServer, launchBrowser, api, apiLogin, guiLogin, open, projectWithIndex, REPO, ADMIN_PASSWORD } from './harness.mjs';
 
 const OUT = path.join(REPO, 'docs', 'screenshots');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -13,18 +14,7 @@ const browser = await launchBrowser();
 try {
   fs.mkdirSync(OUT, { recursive: true });
   const key = await apiLogin(server, 'admin', ADMIN_PASSWORD);
-  const me = (await api(server, 'GET', 'rest-auth/user/', undefined, key)).body;
-  const pid = (await api(server, 'POST', 'projects/', { title: 'Estonian news', users: [`/api/v1/users/${me.id}/`] }, key)).body.id;
-  const fd = new FormData();
-  fd.append('description', 'news sample');
-  fd.append('index', 'news');
-  fd.append('file', new Blob([CSV], { type: 'text/csv' }), 'news.csv');
-  const imp = await (await fetch(`${server.api}/projects/${pid}/dataset_imports/`, { method: 'POST', headers: { Authorization: `Token ${key}` }, body: fd })).json();
-  for (let i = 0; i < 240; i++) {
-    const g = await api(server, 'GET', `projects/${pid}/dataset_imports/${imp.id}/`, undefined, key);
-    if (g.body.task && ['completed', 'failed'].includes(g.body.task.status)) break;
-    await sleep(500);
-  }
+  const pid = await projectWithIndex(server, key, 'Estonian news', 'news');
   const t1 = (await api(server, 'POST', `projects/${pid}/regex_taggers/`, { description: 'politsei', lexicon: ['varas', 'röövel', 'vägivald', 'pettus'] }, key)).body;
   const t2 = (await api(server, 'POST', `projects/${pid}/regex_taggers/`, { description: 'tuletõrje', lexicon: ['põleng', 'tulekahju'] }, key)).body;
   const g = (await api(server, 'POST', `projects/${pid}/regex_tagger_groups/`, { description: 'Hädaabi', regex_taggers: [t1.id, t2.id] }, key)).body;
@@ -60,6 +50,20 @@ try {
   await open(page, `/p/${pid}/models/regex-tagger-groups`);
   await page.getByRole('cell', { name: 'Hädaabi', exact: true }).waitFor();
   await page.screenshot({ path: path.join(OUT, 'regex-tagger-groups.png') });
+  // after Search: their new indices join the project
+  await api(server, 'POST', `projects/${pid}/reindexer/`, {
+    description: 'news sample', indices: ['news'], new_index: 'news_sample', fields: ['text', 'label'], random_size: 3,
+    field_type: [{ path: 'label', new_path_name: 'category', field_type: 'keyword' }],
+  }, key);
+  await api(server, 'POST', `projects/${pid}/index_splitter/`, { description: 'news halves', indices: [{ name: 'news' }], train_index: 'news_train', test_index: 'news_test', test_size: 50 }, key);
+  await open(page, `/p/${pid}/tools/reindexer`);
+  await page.getByRole('link', { name: 'Search news_sample' }).waitFor();
+  for (const b of await page.getByRole('button', { name: 'Dismiss notice' }).all()) await b.click();
+  await page.screenshot({ path: path.join(OUT, 'reindexer.png') });
+  await open(page, `/p/${pid}/tools/index-splitter`);
+  await page.getByTestId('doc-count').first().waitFor();
+  for (const b of await page.getByRole('button', { name: 'Dismiss notice' }).all()) await b.click();
+  await page.screenshot({ path: path.join(OUT, 'index-splitter.png') });
   await context.close();
   console.log(`screenshots in ${OUT}`);
 } finally {

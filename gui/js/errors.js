@@ -126,6 +126,16 @@ export function splitForForm(norm, controlNames) {
   return { summary, fields };
 }
 
+/**
+ * A `mapError` (form.js) putting a lone `detail` answer under the control `name`: index-name
+ * rules answer `{"detail"}` (conventions.md §9), which belongs beside the name's field.
+ * @param {string} name
+ */
+export function detailUnderField(name) {
+  return (norm) => (norm.detail && !Object.keys(norm.fields).length
+    ? { ...norm, summary: [], fields: { [name]: [norm.detail] } } : norm);
+}
+
 /** One line for a toast. */
 export function errorText(norm) {
   const lines = [...norm.summary];

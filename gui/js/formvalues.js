@@ -5,10 +5,12 @@
 /**
  * Field spec:
  * {name, label, type: text|password|email|textarea|lines|number|integer|checkbox|select|
- *  multiselect|json|indices|fields|file, required?, default?, options?: [{value,label}],
- *  load?: async () => options, hint?, rows?, min?, max?, step?, accept?, showIf?: (values) => bool,
- *  emptyAs?: value sent when empty (omitted otherwise), autocomplete?,
- *  textOnly?/noFacts?: a fields picker offers only text fields / no texta_facts}
+ *  multiselect|json|indices|fields|file|rows, required?, default?, options?: [{value,label}],
+ *  load?: async () => options, hint?: string or (values) => string, rows?, min?, max?, step?,
+ *  accept?, showIf?: (values) => bool, emptyAs?: value sent when empty (omitted otherwise),
+ *  autocomplete?, textOnly?/noFacts?: a fields picker offers only text fields / no texta_facts,
+ *  columns?/parse?: a `rows` editor's cells [{name, label, type: text|integer|select|path}] and
+ *  (rows) => {value, errors} turning its rows into the request value (value undefined: empty)}
  */
 
 /** Initial form values from specs and an optional object. */
@@ -44,6 +46,9 @@ export function initialValues(fields, initial = {}) {
         break;
       case 'file':
         val = null;
+        break;
+      case 'rows':
+        val = Array.isArray(val) ? val.map((r) => ({ ...r })) : [];
         break;
       default:
         val = val === undefined || val === null ? '' : String(val);
@@ -125,6 +130,13 @@ export function collectBody(fields, values) {
         out = raw;
         empty = !raw;
         break;
+      case 'rows': {
+        const parsed = f.parse(raw);
+        if (parsed.errors.length) errors[f.name] = parsed.errors;
+        out = parsed.value;
+        empty = out === undefined;
+        break;
+      }
       default:
         out = raw;
         empty = raw === '';

@@ -24,6 +24,8 @@ import { DatasetImportPage } from './pages/datasetimport.js';
 import { AnonymizersPage } from './pages/anonymizers.js';
 import { MlpPage } from './pages/mlp.js';
 import { MlpIndexPage } from './pages/mlpindex.js';
+import { ReindexerPage } from './pages/reindexer.js';
+import { IndexSplitterPage } from './pages/indexsplitter.js';
 import { UsersPage } from './pages/users.js';
 
 const PAGES = {
@@ -44,6 +46,8 @@ const PAGES = {
   anonymizers: AnonymizersPage,
   mlp: MlpPage,
   'mlp-index': MlpIndexPage,
+  reindexer: ReindexerPage,
+  'index-splitter': IndexSplitterPage,
   users: UsersPage,
 };
 

@@ -36,3 +36,15 @@ export function textFields(fieldGroups, indices = []) {
   }
   return out;
 }
+
+/** Distinct field paths of the given indices (all when none chosen), facts' inner paths left out. */
+export function fieldPaths(fieldGroups, indices = []) {
+  const out = [];
+  for (const g of fieldGroups || []) {
+    if (indices.length && !indices.includes(g.index)) continue;
+    for (const f of g.fields || []) {
+      if (!f.path.startsWith('texta_facts.') && !out.includes(f.path)) out.push(f.path);
+    }
+  }
+  return out;
+}

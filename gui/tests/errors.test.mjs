@@ -1,7 +1,7 @@
 // Unit tests for js/errors.js: DRF error bodies of conventions.md §6 → form/toast display (gui.md §6).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { normalizeError, splitForForm, isSessionEnd, errorText } from '../js/errors.js';
+import { normalizeError, splitForForm, isSessionEnd, errorText, detailUnderField } from '../js/errors.js';
 
 test('field errors stay under their field', () => {
   const n = normalizeError(400, { password1: ['Password must be a minimum of 6 characters.'] });
@@ -80,4 +80,12 @@ test('session end detection', () => {
 test('errorText joins summary and fields', () => {
   const n = normalizeError(400, { non_field_errors: ['a'], names: ['b'] });
   assert.equal(errorText(n), 'a\nnames: b');
+});
+
+test('a lone detail moves under the named control; field errors stay', () => {
+  const under = detailUnderField('new_index');
+  assert.deepEqual(under(normalizeError(400, { detail: 'Uppercase characters are not allowed!' })),
+    { status: 400, summary: [], fields: { new_index: ['Uppercase characters are not allowed!'] }, detail: 'Uppercase characters are not allowed!' });
+  const taken = normalizeError(400, { new_index: ['new_index already exists, choose a different name for your reindexed index'] });
+  assert.equal(under(taken), taken);
 });

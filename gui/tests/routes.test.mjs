@@ -26,6 +26,10 @@ test('project routes carry pid and need a project', () => {
   assert.equal(parseRoute('#/p/3/tools/dataset-import/').name, 'dataset-import');
   assert.equal(parseRoute('#/p/3/tools/mlp-index').name, 'mlp-index');
   assert.equal(parseRoute('#/p/3/tools/mlp').name, 'mlp');
+  assert.equal(parseRoute('#/p/3/tools/reindexer').name, 'reindexer');
+  assert.equal(parseRoute('#/p/3/tools/index-splitter').name, 'index-splitter');
+  assert.equal(href('search', { pid: 3 }, { index: 'news_2' }), '#/p/3/search?index=news_2');
+  assert.deepEqual(parseRoute('#/p/3/search?index=news_2').query, { index: 'news_2' });
 });
 
 test('unknown routes and non-numeric ids', () => {

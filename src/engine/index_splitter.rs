@@ -81,7 +81,7 @@ pub struct IndexSplitterIn {
     pub str_val: Option<String>,
     pub distribution: Option<Distribution>,
     /// `{label: count}` of test documents (`custom`).
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub custom_distribution: Option<BTreeMap<String, u64>>,
 }
 
@@ -297,7 +297,8 @@ impl Engine {
                     "field custom_distribution can not be empty with custom label distribution",
                 );
             }
-            if distribution != Distribution::Random && fact.is_none() {
+            // a blank fact names no fact: it would select nothing and split empty indices
+            if distribution != Distribution::Random && fact.as_deref().is_none_or(str::is_empty) {
                 f.fail(
                     "non_field_errors",
                     "fact must be specified with \"custom\", \"equal\" or \"original\" distribution",

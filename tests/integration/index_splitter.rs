@@ -134,6 +134,16 @@ fn labelled_splits_fill_each_labels_quota() {
 fn validation_messages() {
     let (s, t, pk) = labelled();
     let p = format!("/projects/{pk}/index_splitter/");
+    // The create form's metadata asks for exactly the fields the create requires.
+    let options = s.call("OPTIONS", &p, Some(&t), None).ok(200);
+    let required: Vec<&str> = options["actions"]["POST"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(_, f)| f["required"] == json!(true))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    assert_eq!(required, ["description", "test_index", "train_index"]);
     s.post(&p, Some(&t), &json!({})).expect(
         400,
         json!({"description": ["This field is required."], "train_index": ["This field is required."],
@@ -171,6 +181,10 @@ fn validation_messages() {
         ),
         (
             json!({"train_index": "a", "test_index": "b", "distribution": "equal"}),
+            "fact must be specified with \"custom\", \"equal\" or \"original\" distribution",
+        ),
+        (
+            json!({"train_index": "a", "test_index": "b", "distribution": "original", "fact": ""}),
             "fact must be specified with \"custom\", \"equal\" or \"original\" distribution",
         ),
     ] {

@@ -5,6 +5,7 @@ import { html, useState, useEffect, useRef } from '../preact.js';
 import { splitForForm } from '../errors.js';
 import { getIndices, getFields } from '../projectdata.js';
 import { Dialog } from './dialog.js';
+import { RowsField } from './rows.js';
 import { initialValues, visibleFields, collectBody } from '../formvalues.js';
 
 export { initialValues, visibleFields, collectBody };
@@ -40,7 +41,8 @@ function useOptions(spec, pid, values) {
     if (p) p.then((o) => { if (live) setOpts(o); }, () => { if (live) setOpts([]); });
     return () => { live = false; };
   }, [spec.name, pid, indicesKey]);
-  return opts;
+  // fixed options may arrive after the dialog opened (a collection's OPTIONS choices)
+  return spec.options || opts;
 }
 
 /** One labelled control with its error messages. */
@@ -49,7 +51,8 @@ export function Field({ spec, value, values, onChange, errors, idPrefix, pid }) 
   const errId = `${id}-err`;
   const hintId = `${id}-hint`;
   const hasErr = errors && errors.length > 0;
-  const described = [hasErr ? errId : null, spec.hint ? hintId : null].filter(Boolean).join(' ') || null;
+  const hintText = typeof spec.hint === 'function' ? spec.hint(values) : spec.hint;
+  const described = [hasErr ? errId : null, hintText ? hintId : null].filter(Boolean).join(' ') || null;
   const needsOpts = ['select', 'multiselect', 'indices', 'fields'].includes(spec.type);
   const opts = needsOpts ? useOptions(spec, pid, values) : null;
   const common = {
@@ -59,8 +62,12 @@ export function Field({ spec, value, values, onChange, errors, idPrefix, pid }) 
   const req = spec.required ? html`<span class="req" aria-hidden="true" title="required">*</span>` : null;
   const errBox = hasErr ? html`<small id=${errId} class="field-error" data-testid=${'field-error-' + spec.name}>
       ${errors.map((m, i) => html`<span key=${i}>${m}</span>`)}</small>` : null;
-  const hint = spec.hint ? html`<small id=${hintId} class="hint">${spec.hint}</small>` : null;
+  const hint = hintText ? html`<small id=${hintId} class="hint">${hintText}</small>` : null;
 
+  if (spec.type === 'rows') {
+    return html`<${RowsField} spec=${spec} value=${value} values=${values} onChange=${onChange} id=${id}
+      described=${described} errors=${hasErr ? errors : []} req=${req} hint=${hint} errBox=${errBox} pid=${pid} />`;
+  }
   if (spec.type === 'checkbox') {
     return html`<div class="field field-check compact">
       <label for=${id}><input type="checkbox" ...${common} checked=${!!value}

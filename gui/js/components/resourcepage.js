@@ -10,7 +10,7 @@ import { ResourceTable } from './table.js';
  * @param {{pid:string, title:string, resource:string, collection:string, columns:Array,
  *   createFields?:Array, editFields?:Array, createDefaults?:object, rowActions?:Function,
  *   pageActions?:Array, dialogs?:Object, tableProps?:object, intro?:any, createDialog?:Function,
- *   describe?:Function}} p
+ *   describe?:Function, onCreated?:Function, mapError?:Function, noEdit?:boolean}} p
  */
 export function ResourcePage(p) {
   const [dialog, setDialog] = useState(null);
@@ -30,7 +30,8 @@ export function ResourcePage(p) {
       dlg = html`<${FormDialog} title=${'Create ' + p.resource.toLowerCase()} fields=${p.createFields} pid=${p.pid}
         initial=${dialog.initial || p.createDefaults || {}} submitLabel="Create" wide=${true}
         onSubmit=${(body) => post(path, p.toBody ? p.toBody(body) : body)}
-        onDone=${(r) => { close(); toast(`Created ${p.resource.toLowerCase()} ${describe(r)}.`); bump(); }}
+        mapError=${p.mapError}
+        onDone=${(r) => { close(); toast(`Created ${p.resource.toLowerCase()} ${describe(r)}.`); if (p.onCreated) p.onCreated(r); bump(); }}
         onClose=${close} />`;
     } else if (dialog.kind === 'edit') {
       dlg = html`<${FormDialog} title=${'Edit ' + p.resource.toLowerCase() + ' ' + describe(dialog.row)}

@@ -9,6 +9,7 @@ import { TaskCell } from '../components/task.js';
 import { fmtTime } from '../components/table.js';
 import { invalidateProject } from '../projectdata.js';
 import { loadProjects } from '../session.js';
+import { detailUnderField } from '../errors.js';
 
 const FIELDS = [
   { name: 'description', label: 'Description', type: 'text', required: true },
@@ -19,14 +20,6 @@ const FIELDS = [
     showIf: (v) => !v.file || /\.csv$/i.test(v.file.name),
   },
 ];
-
-/** Index-name `detail` errors belong under the Index name field (§6). */
-function indexErrorsUnderField(norm) {
-  if (norm.detail && !Object.keys(norm.fields).length) {
-    return { ...norm, summary: [], fields: { index: [norm.detail] } };
-  }
-  return norm;
-}
 
 function ImportDialog({ ctx, created }) {
   const [pct, setPct] = useState(0);
@@ -40,7 +33,7 @@ function ImportDialog({ ctx, created }) {
     return upload(ctx.path, fd, (f) => setPct(Math.round(f * 100)));
   };
   return html`<${FormDialog} title="Create dataset import" fields=${FIELDS} submitLabel="Import" pid=${ctx.pid}
-    onSubmit=${submit} mapError=${indexErrorsUnderField}
+    onSubmit=${submit} mapError=${detailUnderField('index')}
     busyContent=${html`<div class="upload"><progress max="100" value=${pct} aria-label="Upload progress"></progress>
       <span>Uploading ${pct} %</span></div>`}
     onDone=${(r) => { created.add(r.id); ctx.close(); toast(`Import ${r.description} started.`); ctx.reload(); }}

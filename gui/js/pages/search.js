@@ -1,7 +1,7 @@
 // Search page (gui.md §5.2): indices and columns pickers, a simple search box (multi_match,
 // debounced) or raw JSON, filters added from the aggregations panel's bars, results with
 // search words and facts marked, paging by from/size, and saved searches (shown as "Coming
-// soon" while /searches/ answers 404).
+// soon" while /searches/ answers 404). `?index=NAME` opens it on one index.
 import { html, useState, useEffect, useRef } from '../preact.js';
 import { post, get, patch, del } from '../api.js';
 import { toast, pref, setPref } from '../state.js';
@@ -108,7 +108,12 @@ export function SearchPage({ route }) {
   const pid = route.params.pid;
   const [indices, setIndices] = useState(null);
   const [fieldGroups, setFieldGroups] = useState(null);
-  const [chosenIdx, setChosenIdx] = useState(() => JSON.parse(pref(`search.${pid}.indices`, '[]')));
+  const [chosenIdx, setChosenIdx] = useState(() => {
+    // `?index=` (a tool's "Search <index>" link) opens on that index and remembers the choice
+    if (!route.query.index) return JSON.parse(pref(`search.${pid}.indices`, '[]'));
+    setPref(`search.${pid}.indices`, JSON.stringify([route.query.index]));
+    return [route.query.index];
+  });
   const [columns, setColumns] = useState(() => JSON.parse(pref(`search.${pid}.columns`, 'null')));
   const [text, setText] = useState('');
   const [advanced, setAdvanced] = useState(false);
