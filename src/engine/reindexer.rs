@@ -172,6 +172,26 @@ impl Copier {
     }
 }
 
+/// The types the new index declares (`collection.md` §3 rule 4): of each `field_type` item
+/// whose path is copied (all are when `fields` is empty), its field's path in the copies
+/// and its type.
+fn declared_types(fields: &[String], types: &[FieldType]) -> Vec<(String, String)> {
+    let copied = |path: &str| {
+        fields.is_empty()
+            || fields
+                .iter()
+                .any(|f| path == f || path.strip_prefix(f.as_str()).is_some_and(|rest| rest.starts_with('.')))
+    };
+    types
+        .iter()
+        .filter(|t| copied(&t.path))
+        .map(|t| {
+            let kind = serde_json::to_value(t.field_type).ok().and_then(|v| v.as_str().map(String::from));
+            (t.new_path_name.clone().unwrap_or_else(|| t.path.clone()), kind.unwrap_or_default())
+        })
+        .collect()
+}
+
 /// Parses `field_type`: a list of `{path, field_type, new_path_name?}`.
 fn parse_field_types(f: &mut Form) -> Vec<FieldType> {
     let Some(raw) = f.raw("field_type") else {
@@ -221,10 +241,12 @@ pub type Route<'a> = dyn Fn(u64, &Hit) -> Option<usize> + Sync + 'a;
 impl Engine {
     /// Copies the documents of `selection` into `targets` for the run of resource `owner`,
     /// `batch` documents at a time: `route` gets each document's ordinal in the scan and
-    /// says which target it goes to; `total` is the number it sends somewhere. Each target's copies go to a staging index
-    /// first (progress after each committed batch); once the scan is over each target gets
-    /// its staging index's documents in one commit, and the staging indices are removed,
-    /// also when the run fails.
+    /// says which target it goes to; `total` is the number it sends somewhere (progress
+    /// counts them). The targets show the copies only when the run ends: on the embedded
+    /// store they are written directly and committed once (discarded if the run fails);
+    /// elsewhere each target's copies go to a staging index first, each target gets its
+    /// staging index's documents once the scan is over, and the staging indices are
+    /// removed, also when the run fails.
     pub fn copy_documents(
         &self,
         pk: i64,
@@ -254,19 +276,25 @@ impl Engine {
         if selection.indices.is_empty() {
             return Err(Error::BadRequest("no indices: the project has no open indices".into()));
         }
-        for name in staging {
-            self.drop_index(name)?;
-            self.search.create_index(name)?;
+        // A store whose loads stay unseen until committed takes the copies directly: one
+        // commit at the end publishes them, a failure discards them, a crash loses them.
+        let direct = self.search.loads_wait_for_commit();
+        let first = if direct { targets } else { staging };
+        if !direct {
+            for name in staging {
+                self.drop_index(name)?;
+                self.search.create_index(name)?;
+            }
         }
         let percent = |done: u64| if total == 0 { 100.0 } else { done as f64 * 100.0 / total as f64 };
         h.progress(0, percent(0))?;
-        let mut loaders = (staging.iter())
+        let mut loaders = (first.iter())
             .map(|index| self.search.bulk_loader(index))
             .collect::<std::result::Result<Vec<_>, _>>()?;
         let (mut ordinal, mut done) = (0u64, 0u64);
-        self.scan_documents(&selection.indices, &selection.query, batch, &mut |hits| {
+        let copied = self.scan_documents(&selection.indices, &selection.query, batch, &mut |hits| {
             let open = self.project_indices(pk)?;
-            let mut batches: Vec<Vec<Source>> = staging.iter().map(|_| Vec::new()).collect();
+            let mut batches: Vec<Vec<Source>> = first.iter().map(|_| Vec::new()).collect();
             for hit in &hits {
                 if !open.contains(&hit.index) {
                     return Err(Error::BadRequest(format!("index {} is not available", hit.index)));
@@ -281,16 +309,29 @@ impl Engine {
             }
             for (loader, docs) in loaders.iter_mut().zip(batches) {
                 loaded(loader.add(docs)?)?;
-                loader.commit()?;
             }
             h.progress(done as i64, percent(done))
-        })?;
-        drop(loaders);
+        });
         let open = self.project_indices(pk)?;
-        for (target, stage) in targets.iter().zip(staging) {
-            if !open.contains(target) {
-                return Err(Error::BadRequest(format!("index {target} is not available")));
+        let gone = targets.iter().find(|t| !open.contains(*t));
+        let copied = copied.and_then(|()| match gone {
+            Some(target) => Err(Error::BadRequest(format!("index {target} is not available"))),
+            None => Ok(()),
+        });
+        if let Err(e) = copied {
+            for loader in &mut loaders {
+                loader.discard()?;
             }
+            return Err(e);
+        }
+        for loader in &mut loaders {
+            loader.commit()?;
+        }
+        drop(loaders);
+        if direct {
+            return Ok(());
+        }
+        for (target, stage) in targets.iter().zip(staging) {
             let mut loader = self.search.bulk_loader(target)?;
             self.scan_documents(std::slice::from_ref(stage), &json!({"match_all": {}}), batch, &mut |hits| {
                 let docs = hits.iter().filter_map(|hit| hit.source.as_object().map(Source::from_map)).collect();
@@ -471,6 +512,8 @@ impl Engine {
             field_type,
         };
         self.create_targets(pk, &[&stored.new_index])?;
+        self.search
+            .declare_field_types(&stored.new_index, &declared_types(&stored.fields, &stored.field_type))?;
         let config = serde_json::to_value(&stored).map_err(Error::internal)?;
         let id = self.insert_resource(Kind::Reindexer, ctx, pk, &description.unwrap_or_default(), &config)?;
         self.start_reindexer(pk, id, observer)?;

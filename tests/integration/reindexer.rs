@@ -90,6 +90,26 @@ fn copies_the_selected_fields_renamed_into_a_new_index_under_fresh_ids() {
         ]
     );
     s.get(&format!("/projects/{pk}/elastic/documents/news_smath/a/"), Some(&t)).ok(404);
+    // field_type gives the new index's fields their types, renamed or not; a value that
+    // does not fit (a word in a long field) is kept.
+    s.post(
+        &format!("{p}/"),
+        Some(&t),
+        &json!({"description": "typed", "indices": ["news"], "fields": ["text", "module"], "new_index": "typed",
+                "field_type": [{"path": "module", "field_type": "keyword", "new_path_name": "category"},
+                               {"path": "text", "field_type": "long"}, {"path": "n", "field_type": "date"}]}),
+    )
+    .ok(201);
+    assert_eq!(s.settle(&t, &format!("{p}/2/"))["task"]["status"], "completed");
+    let fields = s.get(&format!("/projects/{pk}/get_fields/"), Some(&t)).ok(200);
+    let typed = fields.as_array().unwrap().iter().find(|i| i["index"] == "typed").unwrap();
+    assert_eq!(
+        typed["fields"],
+        json!([{"path": "category", "type": "keyword"}, {"path": "text", "type": "long"}]),
+        "n is not copied, so not declared"
+    );
+    assert!(sources(&s, &t, pk, "typed").contains(&json!({"text": "one", "category": "smath"})));
+    assert_eq!(s.delete(&format!("{p}/2/"), Some(&t)).status, 204);
     // The source is untouched.
     assert_eq!(sources(&s, &t, pk, "news").len(), 4);
     // No change after create.

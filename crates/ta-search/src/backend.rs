@@ -122,6 +122,13 @@ pub trait SearchBackend: Send + Sync {
     fn bulk_index(&self, index: &str, docs: Vec<Doc>) -> Result<BulkResult>;
     /// Starts a bulk load (a dataset import) into `index`, created if missing.
     fn bulk_loader<'a>(&'a self, index: &str) -> Result<Box<dyn BulkLoader + 'a>>;
+    /// Whether what a bulk loader adds stays unseen until its commit, can be discarded, and
+    /// is gone after a crash before the commit (the embedded store). A run that fills a new
+    /// index then writes it directly and commits once; elsewhere it goes through a staging
+    /// index.
+    fn loads_wait_for_commit(&self) -> bool {
+        false
+    }
     /// Starts, in the background, the segment merges the store's merge policy asks for in
     /// every index (a long-running process calls it once it is up: an index imported by a
     /// command that ended may hold one segment per commit). Stores that merge by themselves
@@ -129,6 +136,11 @@ pub trait SearchBackend: Send + Sync {
     fn start_merges(&self) -> Result<()> {
         Ok(())
     }
+    /// Gives fields of `index` their types before its documents arrive: dotted path → one of
+    /// `text`, `keyword`, `long`, `float`, `boolean`, `date`, `fact` (a field of facts like
+    /// `texta_facts`). Documents never change a declared type; a value that does not fit it
+    /// stays in `_source` and is not indexed under that type.
+    fn declare_field_types(&self, index: &str, types: &[(String, String)]) -> Result<()>;
     /// Makes `texta_facts` of `index` nested facts before a run writes facts into documents
     /// that may not have had any (TEXTA adds its fact mapping so); an index whose
     /// `texta_facts` is mapped otherwise is an error. The embedded store always has them.
@@ -186,6 +198,9 @@ pub trait BulkLoader: Send {
     fn update_read(&mut self, updates: Vec<ReadUpdate>) -> Result<BulkResult>;
     /// Makes everything added so far durable.
     fn commit(&mut self) -> Result<()>;
+    /// Drops what was added since the last commit, where the store can (see
+    /// [`SearchBackend::loads_wait_for_commit`]); elsewhere it does nothing.
+    fn discard(&mut self) -> Result<()>;
 }
 
 /// The query clause of `value`: the value of its `query` key when it has one (the form TEXTA

@@ -266,6 +266,17 @@ fn index_settings() -> Value {
     }}}})
 }
 
+/// The Elasticsearch mapping of a declared field type: values that do not fit are kept in
+/// `_source` and left unindexed (`ignore_malformed`) where the type allows it.
+fn field_mapping(field_type: &str) -> Value {
+    match field_type {
+        "fact" => index_settings()["mappings"]["properties"][FACTS_FIELD].take(),
+        "text" => json!({"type": "text", "fields": {"keyword": {"type": "keyword", "ignore_above": 256}}}),
+        "long" | "float" | "date" => json!({"type": field_type, "ignore_malformed": true}),
+        other => json!({ "type": other }),
+    }
+}
+
 /// Dotted field paths of a mapping's `properties`, alphabetical per level; object and nested
 /// fields are descended into, `texta_facts` is one field of type `fact`, multi-fields
 /// (`text.keyword`) are left out.
@@ -363,6 +374,29 @@ impl SearchBackend for ElasticBackend {
         } else {
             Err(map_error(status, &body))
         }
+    }
+
+    fn declare_field_types(&self, index: &str, types: &[(String, String)]) -> Result<()> {
+        Self::check_name(index)?;
+        let mut properties = Map::new();
+        for (path, field_type) in types {
+            let mut level = &mut properties;
+            let mut segments = path.split('.').peekable();
+            while let Some(name) = segments.next() {
+                if segments.peek().is_none() {
+                    level.insert(name.to_string(), field_mapping(field_type));
+                    break;
+                }
+                let object = level.entry(name.to_string()).or_insert_with(|| json!({"properties": {}}));
+                match object.get_mut("properties").and_then(Value::as_object_mut) {
+                    Some(inner) => level = inner,
+                    None => break,
+                }
+            }
+        }
+        let body = json!({ "properties": properties });
+        self.call(Method::PUT, self.url(&[index, "_mapping"], &[]), Body::Json(body))
+            .map(drop)
     }
 
     fn ensure_fact_mapping(&self, index: &str) -> Result<()> {
@@ -588,6 +622,10 @@ impl BulkLoader for ElasticLoader<'_> {
 
     fn commit(&mut self) -> Result<()> {
         self.backend.refresh(&self.index)
+    }
+
+    fn discard(&mut self) -> Result<()> {
+        Ok(())
     }
 }
 

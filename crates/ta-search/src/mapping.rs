@@ -125,6 +125,13 @@ impl FieldTypes {
         self.insert(joined.split(SEP).map(str::to_string).collect(), field_type)
     }
 
+    /// Sets the type of the field at a dotted path, whatever was seen before.
+    pub fn declare(&mut self, dotted: &str, field_type: &str) {
+        let path: Vec<String> = dotted.split('.').map(String::from).collect();
+        self.known.insert(path.join(&SEP.to_string()));
+        self.paths.insert(path, field_type.to_string());
+    }
+
     fn insert(&mut self, path: Vec<String>, field_type: &str) -> bool {
         if self.paths.contains_key(&path) {
             return false;

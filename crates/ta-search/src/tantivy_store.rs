@@ -355,6 +355,15 @@ impl StoreIndex {
         Ok(())
     }
 
+    /// Declares field types (`SearchBackend::declare_field_types`) and saves the mapping.
+    fn declare_types(&self, types: &[(String, String)]) -> Result<()> {
+        let mut mapping = lock(&self.mapping);
+        for (path, field_type) in types {
+            mapping.declare(path, field_type);
+        }
+        mapping.save(&self.dir.join(MAPPING_FILE))
+    }
+
     fn commit(&self, writer: &mut IndexWriter<StoreDoc>) -> Result<()> {
         writer.commit().map_err(backend_err)?;
         self.stale.store(true, Ordering::Release);

@@ -106,6 +106,18 @@ fn fact_mapping_is_added_before_facts_are_written_and_a_conflict_is_refused() {
 }
 
 #[test]
+fn declared_types_go_into_the_mapping_as_objects_of_properties() {
+    let mock = Mock::start("indices.json", "declare_types");
+    let es = mock.backend();
+    let types: Vec<(String, String)> = [("category", "keyword"), ("meta.when", "date"), ("meta.n", "long"), ("text", "text")]
+        .iter()
+        .map(|(p, t)| (p.to_string(), t.to_string()))
+        .collect();
+    es.declare_field_types("typed", &types).unwrap();
+    mock.finish();
+}
+
+#[test]
 fn delete_index_reports_a_missing_index() {
     let mock = Mock::start("indices.json", "delete");
     let es = mock.backend();

@@ -96,6 +96,11 @@ impl BulkLoader for TantivyLoader {
     fn commit(&mut self) -> Result<()> {
         self.handle.with_writer(|writer| self.handle.commit(writer))
     }
+
+    fn discard(&mut self) -> Result<()> {
+        self.handle
+            .with_writer(|writer| writer.rollback().map(drop).map_err(super::backend_err))
+    }
 }
 
 impl Drop for TantivyLoader {

@@ -114,6 +114,15 @@ impl SearchBackend for TantivyBackend {
         Ok(())
     }
 
+    fn declare_field_types(&self, index: &str, types: &[(String, String)]) -> Result<()> {
+        self.create_index(index)?;
+        self.handle(index)?.declare_types(types)
+    }
+
+    fn loads_wait_for_commit(&self) -> bool {
+        true
+    }
+
     fn bulk_loader<'a>(&'a self, index: &str) -> Result<Box<dyn BulkLoader + 'a>> {
         self.create_index(index)?;
         Ok(Box::new(TantivyLoader::start(self.handle(index)?)?))
