@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 const ORIGIN: &str = "http://127.0.0.1:4200";
 const ACCEPT: &str = "application/json, text/plain, */*";
 
-/// The values at `path` (dot-separated; `*` is every element; `$` the whole body).
+/// The values at `path` (dot-separated; `*` is every element; `key=value` the elements of
+/// an array whose `key` is the string `value`; `$` the whole body).
 fn at<'a>(v: &'a Value, path: &str) -> Vec<&'a Value> {
     let mut found = vec![v];
     for seg in path.split('.').filter(|s| *s != "$") {
@@ -20,6 +21,10 @@ fn at<'a>(v: &'a Value, path: &str) -> Vec<&'a Value> {
             .flat_map(|cur| match (seg, cur) {
                 ("*", Value::Array(items)) => items.iter().collect::<Vec<_>>(),
                 ("*", Value::Object(map)) => map.values().collect(),
+                (s, Value::Array(items)) if s.contains('=') => {
+                    let (key, value) = s.split_once('=').unwrap_or_default();
+                    items.iter().filter(|i| i[key] == value).collect()
+                }
                 (s, Value::Array(items)) => s.parse::<usize>().ok().and_then(|i| items.get(i)).into_iter().collect(),
                 (s, Value::Object(map)) => map.get(s).into_iter().collect(),
                 _ => Vec::new(),
@@ -87,9 +92,15 @@ fn texta_web_client_calls_answer_as_it_reads() {
                 req = req.json(body);
             }
             if let Some(fields) = call["form"].as_object() {
-                let form = fields.iter().fold(reqwest::blocking::multipart::Form::new(), |form, (k, v)| {
+                let mut form = fields.iter().fold(reqwest::blocking::multipart::Form::new(), |form, (k, v)| {
                     form.text(k.clone(), v.as_str().unwrap_or_default().to_string())
                 });
+                // `file`: {"name", "content"}, sent as the form's file part
+                if let Some(file) = call["file"].as_object() {
+                    let content = file["content"].as_str().unwrap_or_default().as_bytes().to_vec();
+                    let name = file["name"].as_str().unwrap_or("file").to_string();
+                    form = form.part("file", reqwest::blocking::multipart::Part::bytes(content).file_name(name));
+                }
                 req = req.multipart(form);
             }
             Resp::from(req.send().unwrap_or_else(|e| panic!("{method} {path}: {e}")))
@@ -120,6 +131,11 @@ fn texta_web_client_calls_answer_as_it_reads() {
         }
         if got.header("access-control-allow-origin") != ORIGIN || got.header("access-control-allow-credentials") != "true" {
             errs.push("no CORS headers for the allowed origin".to_string());
+        }
+        if let Some(want) = call["content_type"].as_str() {
+            if got.header("content-type") != want {
+                errs.push(format!("content type {:?}, not {want}", got.header("content-type")));
+            }
         }
         let body: Value = serde_json::from_slice(&got.bytes).unwrap_or(Value::Null);
         for read in call["reads"].as_array().into_iter().flatten().filter_map(Value::as_str) {
