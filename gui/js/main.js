@@ -24,6 +24,7 @@ import { DatasetImportPage } from './pages/datasetimport.js';
 import { AnonymizersPage } from './pages/anonymizers.js';
 import { MlpPage } from './pages/mlp.js';
 import { MlpIndexPage } from './pages/mlpindex.js';
+import { EvaluatorsPage } from './pages/evaluators.js';
 import { UsersPage } from './pages/users.js';
 
 const PAGES = {
@@ -44,6 +45,7 @@ const PAGES = {
   anonymizers: AnonymizersPage,
   mlp: MlpPage,
   'mlp-index': MlpIndexPage,
+  evaluators: EvaluatorsPage,
   users: UsersPage,
 };
 

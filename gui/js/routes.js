@@ -20,6 +20,7 @@ export const ROUTES = [
   { pattern: '/p/:pid/tools/anonymizers', name: 'anonymizers', title: 'Anonymizers', auth: true, project: true },
   { pattern: '/p/:pid/tools/mlp', name: 'mlp', title: 'Language processing', auth: true, project: true },
   { pattern: '/p/:pid/tools/mlp-index', name: 'mlp-index', title: 'Language processing of indices', auth: true, project: true },
+  { pattern: '/p/:pid/tools/evaluators', name: 'evaluators', title: 'Evaluators', auth: true, project: true },
   { pattern: '/admin/users', name: 'users', title: 'User management', auth: true },
 ];
 

@@ -486,6 +486,19 @@ pub fn normalize(v: &Value) -> Value {
     }
 }
 
+/// The answers of a CLI run locally and of the same run against the server at `base`,
+/// asserted equal once timestamps and tokens are normalised and local links point at `base`;
+/// returns them (normalised).
+#[track_caller]
+pub fn same_both_ways(local: &[Value], remote: &[Value], base: &str) -> Vec<Value> {
+    let local: Vec<Value> = (local.iter())
+        .map(|v| replace_in(&normalize(v), "http://127.0.0.1:8000/api/v1", base))
+        .collect();
+    let remote: Vec<Value> = remote.iter().map(normalize).collect();
+    assert_eq!(local, remote);
+    local
+}
+
 /// Replace every occurrence of `from` in the strings of `v` by `to`.
 pub fn replace_in(v: &Value, from: &str, to: &str) -> Value {
     match v {

@@ -20,8 +20,10 @@ export function FormSummary({ messages }) {
   </div>`;
 }
 
+/** A control's options: loaded (indices, fields, `load`), or the spec's own, read afresh at
+ * each render (a list, or a function of the form's values). */
 function useOptions(spec, pid, values) {
-  const [opts, setOpts] = useState(spec.options || null);
+  const [opts, setOpts] = useState(null);
   const indicesKey = spec.type === 'fields' ? JSON.stringify(values.indices || []) : '';
   useEffect(() => {
     let live = true;
@@ -40,7 +42,8 @@ function useOptions(spec, pid, values) {
     if (p) p.then((o) => { if (live) setOpts(o); }, () => { if (live) setOpts([]); });
     return () => { live = false; };
   }, [spec.name, pid, indicesKey]);
-  return opts;
+  if (typeof spec.options === 'function') return spec.options(values);
+  return spec.options || opts;
 }
 
 /** One labelled control with its error messages. */

@@ -12,7 +12,7 @@ const MODELS = [
 ];
 const TOOLS = [
   ['dataset-import', 'Dataset import'], ['anonymizers', 'Anonymizers'], ['mlp', 'Language processing (MLP)'],
-  ['mlp-index', 'MLP on indices'],
+  ['mlp-index', 'MLP on indices'], ['evaluators', 'Evaluators'],
 ];
 
 function ProjectLink({ name, label, pid, current, onDone }) {
