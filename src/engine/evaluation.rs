@@ -129,6 +129,25 @@ pub struct ClassScores {
     pub count: u64,
 }
 
+impl ClassScores {
+    /// The scores of a class with counts `c` among `docs` documents.
+    pub fn of(c: Counts, docs: u64) -> ClassScores {
+        let tn = docs.saturating_sub(c.count());
+        let [precision, recall, f1_score] = match c.count() {
+            0 => [NO_SCORE; 3],
+            _ => c.ratios(),
+        };
+        ClassScores {
+            precision,
+            recall,
+            f1_score,
+            accuracy: ratio((c.tp + tn) as f64, docs as f64),
+            confusion_matrix: [[tn, c.fp], [c.fn_, c.tp]],
+            count: c.count(),
+        }
+    }
+}
+
 /// Most classes a multilabel confusion matrix is computed for.
 pub const MAX_MATRIX_CLASSES: usize = 30;
 
@@ -264,20 +283,7 @@ impl Tally {
 
     /// The binary scores of class `class` alone.
     pub fn class_scores(&self, class: usize) -> ClassScores {
-        let c = self.classes[class];
-        let tn = self.negatives(c);
-        let [precision, recall, f1_score] = match c.count() {
-            0 => [NO_SCORE; 3],
-            _ => c.ratios(),
-        };
-        ClassScores {
-            precision,
-            recall,
-            f1_score,
-            accuracy: ratio((c.tp + tn) as f64, self.docs as f64),
-            confusion_matrix: [[tn, c.fp], [c.fn_, c.tp]],
-            count: c.count(),
-        }
+        ClassScores::of(self.classes[class], self.docs)
     }
 
     /// The multilabel confusion matrix, or `[[]]` when there are too many classes for one.

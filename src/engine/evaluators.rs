@@ -6,7 +6,7 @@
 //! (multilabel) are filtered, averaged and ordered on request; the documents whose labels
 //! differ are listed on request; the confusion matrix is drawn as a PNG.
 use super::error::{Error, Result};
-use super::evaluation::{Average, ClassScores, Scores, Tally};
+use super::evaluation::{Average, ClassScores, Counts, Scores, Tally};
 use super::index_runs::Selection;
 use super::indices::{parse_index_refs, IndexOut};
 use super::kinds::ResourceKind;
@@ -180,13 +180,38 @@ pub struct ReevaluateOut {
     pub success: String,
 }
 
+/// Scores kept as their shortest text (`"0.9473684210526315"`), which Rust reads back to
+/// the same bits (serde_json's default float parser may miss the last one). Ordering a list by
+/// a score compares these texts, which order as the numbers do: no exponent, and only `-1`,
+/// `0.…` and `1` occur.
+mod exact {
+    use serde::{de::Error as _, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(x) => s.serialize_some(&x.to_string()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|text| text.parse().map_err(D::Error::custom))
+            .transpose()
+    }
+}
+
 /// What a run found.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
 struct Outcome {
+    #[serde(with = "exact")]
     precision: Option<f64>,
+    #[serde(with = "exact")]
     recall: Option<f64>,
+    #[serde(with = "exact")]
     f1_score: Option<f64>,
+    #[serde(with = "exact")]
     accuracy: Option<f64>,
     confusion_matrix: Vec<Vec<u64>>,
     /// The names of the matrix's rows and columns.
@@ -274,7 +299,8 @@ impl Labeller {
     }
 }
 
-/// The per-class results a run keeps (multilabel with `add_individual_results`).
+/// The per-class results of a run: each class's scores (multilabel with
+/// `add_individual_results`). Its file keeps each class's `[tp, fp, fn]`.
 type ClassResults = Vec<(String, ClassScores)>;
 
 /// `min_count`, `max_count` and `metric_restrictions` of a class filter.
@@ -397,7 +423,7 @@ impl Engine {
 
     /// Scores the selection of `s`: one pass over the documents' facts, progress after each
     /// batch.
-    fn evaluate(&self, s: &Stored, h: &TaskHandle) -> Result<(Outcome, ClassResults)> {
+    fn evaluate(&self, s: &Stored, h: &TaskHandle) -> Result<(Outcome, Vec<(String, Counts)>)> {
         let selection = s.selection();
         let total = self.count_documents(&selection.indices, &selection.query)?;
         h.set_total(total as i64)?;
@@ -439,11 +465,7 @@ impl Engine {
             (tally.binary_scores(s.average_function), matrix, Vec::new())
         } else {
             let results = match s.add_individual_results {
-                true => classes
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| (c.clone(), tally.class_scores(i)))
-                    .collect(),
+                true => classes.iter().cloned().zip(tally.counts().iter().copied()).collect(),
                 false => Vec::new(),
             };
             (tally.multilabel_scores(s.average_function), tally.confusion(), results)
@@ -483,8 +505,8 @@ impl Engine {
                 let _ = std::fs::remove_file(&file);
             } else {
                 let by_class: Map<String, Value> = (results.into_iter())
-                    .map(|(class, scores)| Ok((class, serde_json::to_value(scores).map_err(Error::internal)?)))
-                    .collect::<Result<_>>()?;
+                    .map(|(class, c)| (class, json!([c.tp, c.fp, c.fn_])))
+                    .collect();
                 ModelFile::write(&file, Value::Object(by_class).to_string().as_bytes())?;
             }
             engine.edit_resource(Kind::Evaluator, pk, id, |r| {
@@ -617,8 +639,12 @@ impl Engine {
             return Ok(Vec::new());
         };
         let by_class: Map<String, Value> = serde_json::from_slice(&bytes).map_err(Error::internal)?;
+        let docs = s.outcome.document_count.unwrap_or(0);
         (by_class.into_iter())
-            .map(|(class, v)| Ok((class, serde_json::from_value(v).map_err(Error::internal)?)))
+            .map(|(class, counts)| {
+                let [tp, fp, fn_] = serde_json::from_value::<[u64; 3]>(counts).map_err(Error::internal)?;
+                Ok((class, ClassScores::of(Counts { tp, fp, fn_ }, docs)))
+            })
             .collect()
     }
 
