@@ -98,6 +98,22 @@ fn run(s: &Server, t: &str, pk: i64, body: Value) -> Value {
     done
 }
 
+/// Runs `body` once with each average (evaluators 2, 3, ...) and checks precision, recall and
+/// F1, and `accuracy`, which no average changes.
+fn each_average(s: &Server, t: &str, pk: i64, body: &Value, averages: &[(&str, [f64; 3])], accuracy: f64) {
+    for (i, (average, [precision, recall, f1])) in averages.iter().enumerate() {
+        let mut b = body.clone();
+        b["average_function"] = json!(average);
+        let done = run(s, t, pk, b);
+        let got = ["precision", "recall", "f1_score", "accuracy", "id"].map(|k| done[k].clone());
+        assert_eq!(
+            got,
+            [json!(precision), json!(recall), json!(f1), json!(accuracy), json!(i + 2)],
+            "{average}"
+        );
+    }
+}
+
 #[test]
 fn a_binary_run_scores_one_value_of_each_fact() {
     let (s, t, pk) = labelled();
@@ -125,35 +141,12 @@ fn a_binary_run_scores_one_value_of_each_fact() {
         )
     );
     // The other averages over both labels (scikit-learn's values).
-    for (i, (average, scores)) in [
+    let averages = [
         ("micro", [0.8333333333333334, 0.8333333333333334, 0.8333333333333334]),
         ("macro", [0.8333333333333333, 0.875, 0.8285714285714285]),
         ("weighted", [0.8888888888888888, 0.8333333333333334, 0.8380952380952381]),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let mut b = body.clone();
-        b["average_function"] = json!(average);
-        let done = run(&s, &t, pk, b);
-        assert_eq!(
-            [
-                &done["precision"],
-                &done["recall"],
-                &done["f1_score"],
-                &done["accuracy"],
-                &done["id"]
-            ],
-            [
-                &json!(scores[0]),
-                &json!(scores[1]),
-                &json!(scores[2]),
-                &json!(0.8333333333333334),
-                &json!(i + 2)
-            ],
-            "{average}"
-        );
-    }
+    ];
+    each_average(&s, &t, pk, &body, &averages, 0.8333333333333334);
     // Per-class results are for multilabel evaluators only.
     let p = format!("/projects/{pk}/evaluators/1");
     let refusal = json!({"detail": "This operation is enabled only for multilabel evaluators."});
@@ -195,32 +188,12 @@ fn a_multilabel_run_scores_the_sets_of_values() {
                    "n_true_classes": 3, "n_predicted_classes": 4, "n_total_classes": 4, "document_count": 6})
         )
     );
-    for (i, (average, scores)) in [
+    let averages = [
         ("micro", [0.625, 0.8333333333333334, 0.7142857142857143]),
         ("weighted", [0.7777777777777777, 0.8333333333333334, 0.7555555555555555]),
         ("samples", [0.5833333333333334, 0.5833333333333334, 0.5555555555555555]),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let done = run(
-            &s,
-            &t,
-            pk,
-            json!({"true_fact": "GOLD", "predicted_fact": "PRED", "average_function": average}),
-        );
-        assert_eq!(
-            [
-                &done["precision"],
-                &done["recall"],
-                &done["f1_score"],
-                &done["accuracy"],
-                &done["id"]
-            ],
-            [&json!(scores[0]), &json!(scores[1]), &json!(scores[2]), &json!(0.5), &json!(i + 2)],
-            "{average}"
-        );
-    }
+    ];
+    each_average(&s, &t, pk, &json!({"true_fact": "GOLD", "predicted_fact": "PRED"}), &averages, 0.5);
     let p = format!("/projects/{pk}/evaluators/1");
     let a = class(0.6666666666666666, 1.0, 0.8, json!([[3, 1], [0, 2]]), 3);
     let b = class(1.0, 0.5, 0.6666666666666666, json!([[4, 0], [1, 1]]), 2);
