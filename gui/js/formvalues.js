@@ -5,7 +5,8 @@
 /**
  * Field spec:
  * {name, label, type: text|password|email|textarea|lines|number|integer|checkbox|select|
- *  multiselect|json|indices|fields|file|rows, required?, default?, options?: [{value,label}],
+ *  multiselect|json|indices|fields|file|rows, required?, default?,
+ *  options?: [{value,label}] or (values) => [{value,label}] (read at each render),
  *  load?: async () => options, hint?: string or (values) => string, rows?, min?, max?, step?,
  *  accept?, showIf?: (values) => bool, emptyAs?: value sent when empty (omitted otherwise),
  *  autocomplete?, textOnly?/noFacts?: a fields picker offers only text fields / no texta_facts,

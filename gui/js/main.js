@@ -26,6 +26,7 @@ import { MlpPage } from './pages/mlp.js';
 import { MlpIndexPage } from './pages/mlpindex.js';
 import { ReindexerPage } from './pages/reindexer.js';
 import { IndexSplitterPage } from './pages/indexsplitter.js';
+import { EvaluatorsPage } from './pages/evaluators.js';
 import { UsersPage } from './pages/users.js';
 
 const PAGES = {
@@ -48,6 +49,7 @@ const PAGES = {
   'mlp-index': MlpIndexPage,
   reindexer: ReindexerPage,
   'index-splitter': IndexSplitterPage,
+  evaluators: EvaluatorsPage,
   users: UsersPage,
 };
 

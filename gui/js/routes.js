@@ -22,6 +22,7 @@ export const ROUTES = [
   { pattern: '/p/:pid/tools/mlp-index', name: 'mlp-index', title: 'Language processing of indices', auth: true, project: true },
   { pattern: '/p/:pid/tools/reindexer', name: 'reindexer', title: 'Reindexer', auth: true, project: true },
   { pattern: '/p/:pid/tools/index-splitter', name: 'index-splitter', title: 'Index splitter', auth: true, project: true },
+  { pattern: '/p/:pid/tools/evaluators', name: 'evaluators', title: 'Evaluators', auth: true, project: true },
   { pattern: '/admin/users', name: 'users', title: 'User management', auth: true },
 ];
 

@@ -25,6 +25,7 @@ test('project routes carry pid and need a project', () => {
   assert.equal(parseRoute('#/p/3/lexicons/7').params.id, '7');
   assert.equal(parseRoute('#/p/3/tools/dataset-import/').name, 'dataset-import');
   assert.equal(parseRoute('#/p/3/tools/mlp-index').name, 'mlp-index');
+  assert.equal(parseRoute('#/p/3/tools/evaluators').name, 'evaluators');
   assert.equal(parseRoute('#/p/3/tools/mlp').name, 'mlp');
   assert.equal(parseRoute('#/p/3/tools/reindexer').name, 'reindexer');
   assert.equal(parseRoute('#/p/3/tools/index-splitter').name, 'index-splitter');

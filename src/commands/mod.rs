@@ -9,6 +9,7 @@ mod choice;
 mod client;
 mod core_variables;
 mod embeddings;
+mod evaluators;
 mod feedback;
 mod indices;
 mod lists;
@@ -130,6 +131,10 @@ pub enum Command {
     /// Share the selected documents of indices between a new train and a new test index
     #[command(subcommand, name = "index-splitter")]
     IndexSplitter(reindexer::IndexSplitterCmd),
+    /// Score a predicted fact against a true fact over the documents of indices: precision,
+    /// recall, F1, accuracy, confusion matrix, per-class results, misclassified documents
+    #[command(subcommand)]
+    Evaluator(evaluators::EvaluatorCmd),
     /// Import a dataset file (jsonl, csv, xlsx/xls) into a search index
     Import(indices::ImportArgs),
     /// Stream the documents matching a query as JSON lines
@@ -357,6 +362,7 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
                 Command::LangIndex(c) => mlp_index::lang_index(&t, c),
                 Command::Reindexer(c) => reindexer::run(&t, c),
                 Command::IndexSplitter(c) => reindexer::index_splitter(&t, c),
+                Command::Evaluator(c) => evaluators::run(&t, c),
                 Command::Import(a) => indices::import(&t, a),
                 Command::Search(a) => indices::search(&t, a),
                 Command::Doc(c) => indices::doc(&t, c),

@@ -20,6 +20,9 @@ pub enum Error {
     /// 404 `{"detail": msg}`.
     #[error("{0}")]
     NotFound(String),
+    /// 405 `{"detail": msg}`: the operation does not apply to this resource.
+    #[error("{0}")]
+    NotAllowed(String),
     /// 413 `{"detail": msg}`.
     #[error("{0}")]
     TooLarge(String),
@@ -55,7 +58,7 @@ type Make = fn(String) -> Error;
 
 /// The variants in the order `from_wire` tries them: a body must have exactly the variant's
 /// key (or, for `Invalid`, be any other 400 body).
-const WIRES: [(Make, Wire); 6] = [
+const WIRES: [(Make, Wire); 7] = [
     (
         Error::BadRequest,
         Wire {
@@ -86,6 +89,14 @@ const WIRES: [(Make, Wire); 6] = [
             status: 404,
             key: Some("detail"),
             exit_code: 5,
+        },
+    ),
+    (
+        Error::NotAllowed,
+        Wire {
+            status: 405,
+            key: Some("detail"),
+            exit_code: 3,
         },
     ),
     (
@@ -142,8 +153,9 @@ impl Error {
             Error::BadRequestError(_) => w(1),
             Error::Forbidden(_) => w(2),
             Error::NotFound(_) => w(3),
-            Error::TooLarge(_) => w(4),
-            Error::Unavailable(_) => w(5),
+            Error::NotAllowed(_) => w(4),
+            Error::TooLarge(_) => w(5),
+            Error::Unavailable(_) => w(6),
             Error::Internal(_) => INTERNAL,
         }
     }
@@ -167,6 +179,7 @@ impl Error {
             | Error::BadRequestError(m)
             | Error::Forbidden(m)
             | Error::NotFound(m)
+            | Error::NotAllowed(m)
             | Error::TooLarge(m)
             | Error::Unavailable(m) => {
                 json!({ self.wire().key.unwrap_or("detail"): m })

@@ -14,6 +14,8 @@ pub mod db;
 pub use ta_embedding as embedding;
 pub mod embeddings;
 pub mod error;
+pub mod evaluation;
+pub mod evaluators;
 pub mod export;
 pub mod facts;
 pub mod feedback;

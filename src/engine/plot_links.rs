@@ -73,11 +73,15 @@ impl Engine {
         }
     }
 
-    /// GET {taggers|torchtaggers}/{id}/plot/: the PNG of the model's last training, for a
-    /// member of the project or with the link's key.
+    /// GET {taggers|torchtaggers|evaluators}/{id}/plot/: the PNG of a model's last training
+    /// (an evaluator's confusion matrix, drawn on request), for a member of the project or
+    /// with the link's key.
     pub fn model_plot(&self, caller: Option<&Ctx>, key: Option<&str>, (kind, pk, id): (Kind, i64, i64)) -> Result<Vec<u8>> {
         self.check_plot_access(caller, key, (kind, pk, id))?;
         self.resource(kind, pk, id)?;
-        std::fs::read(self.model_file(kind, id, "png")).map_err(|_| Error::not_found())
+        match kind {
+            Kind::Evaluator => self.evaluator_png(pk, id),
+            _ => std::fs::read(self.model_file(kind, id, "png")).map_err(|_| Error::not_found()),
+        }
     }
 }

@@ -52,6 +52,11 @@ const ERRORS: &[(u16, &str, &str)] = &[
         "No credentials, a bad token (on any operation, open ones included), or not permitted",
     ),
     (404, "NotFound", "No such object, an invalid page, or a non-integer id"),
+    (
+        405,
+        "NotAllowed",
+        "The action does not apply to this resource (per-class results of a binary evaluator)",
+    ),
     (406, "NotAcceptable", "The `Accept` header asks for neither JSON nor HTML"),
     (
         413,
@@ -83,6 +88,7 @@ fn error_statuses(o: &Operation) -> Vec<u16> {
         .filter(|s| match s {
             400 | 413 | 415 => body,
             404 => lookup,
+            405 => o.may_not_apply,
             503 => o.language_data,
             _ => true,
         })

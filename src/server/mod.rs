@@ -150,7 +150,8 @@ async fn answer(state: &AppState, mut req: Request, next: Next, path: &str) -> R
     }
     req.extensions_mut().insert(caller);
     let resp = next.run(req).await;
-    if resp.status() == StatusCode::METHOD_NOT_ALLOWED {
+    // The router's 405 (no body); an operation's own 405 is already a JSON answer.
+    if resp.status() == StatusCode::METHOD_NOT_ALLOWED && !resp.headers().contains_key(header::CONTENT_TYPE) {
         method_not_allowed(resp, &method, anonymous && !is_open(path))
     } else {
         resp

@@ -475,15 +475,37 @@ pub fn is_token(s: &str) -> bool {
     s.len() == 40 && s.bytes().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
 }
 
-/// Replace timestamps by `"<ts>"` and token keys by `"<token>"`, recursively.
+/// A plot link's key (`?key=` and 32 hex digits, `plot_links.rs`; each data directory has
+/// its own) shown as `?key=<key>`.
+pub fn unkeyed(s: &str) -> Option<String> {
+    let (link, key) = s.split_once("?key=")?;
+    (key.len() == 32 && key.bytes().all(|b| b.is_ascii_hexdigit())).then(|| format!("{link}?key=<key>"))
+}
+
+/// Replace timestamps by `"<ts>"`, token keys by `"<token>"` and plot keys by `<key>`,
+/// recursively.
 pub fn normalize(v: &Value) -> Value {
     match v {
         Value::String(s) if is_timestamp(s) => Value::String("<ts>".into()),
         Value::String(s) if is_token(s) => Value::String("<token>".into()),
+        Value::String(s) if unkeyed(s).is_some() => Value::String(unkeyed(s).unwrap_or_default()),
         Value::Array(a) => Value::Array(a.iter().map(normalize).collect()),
         Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), normalize(v))).collect()),
         other => other.clone(),
     }
+}
+
+/// The answers of a CLI run locally and of the same run against the server at `base`,
+/// asserted equal once timestamps and tokens are normalised and local links point at `base`;
+/// returns them (normalised).
+#[track_caller]
+pub fn same_both_ways(local: &[Value], remote: &[Value], base: &str) -> Vec<Value> {
+    let local: Vec<Value> = (local.iter())
+        .map(|v| replace_in(&normalize(v), "http://127.0.0.1:8000/api/v1", base))
+        .collect();
+    let remote: Vec<Value> = remote.iter().map(normalize).collect();
+    assert_eq!(local, remote);
+    local
 }
 
 /// Replace every occurrence of `from` in the strings of `v` by `to`.

@@ -9,6 +9,7 @@ mod concurrent_writers;
 mod conformance_cases;
 mod conformance_copy;
 mod conformance_http;
+mod evaluators;
 mod feedback;
 mod http_accounts;
 mod http_api;

@@ -21,8 +21,10 @@ export function FormSummary({ messages }) {
   </div>`;
 }
 
+/** A control's options: loaded (indices, fields, `load`), or the spec's own, read afresh at
+ * each render (a list, or a function of the form's values). */
 function useOptions(spec, pid, values) {
-  const [opts, setOpts] = useState(spec.options || null);
+  const [opts, setOpts] = useState(null);
   const indicesKey = spec.type === 'fields' ? JSON.stringify(values.indices || []) : '';
   useEffect(() => {
     let live = true;
@@ -41,6 +43,7 @@ function useOptions(spec, pid, values) {
     if (p) p.then((o) => { if (live) setOpts(o); }, () => { if (live) setOpts([]); });
     return () => { live = false; };
   }, [spec.name, pid, indicesKey]);
+  if (typeof spec.options === 'function') return spec.options(values);
   // fixed options may arrive after the dialog opened (a collection's OPTIONS choices)
   return spec.options || opts;
 }

@@ -12,7 +12,7 @@ const MODELS = [
 ];
 const TOOLS = [
   ['dataset-import', 'Dataset import'], ['anonymizers', 'Anonymizers'], ['mlp', 'Language processing (MLP)'],
-  ['mlp-index', 'MLP on indices'], ['reindexer', 'Reindexer'], ['index-splitter', 'Index splitter'],
+  ['mlp-index', 'MLP on indices'], ['reindexer', 'Reindexer'], ['index-splitter', 'Index splitter'], ['evaluators', 'Evaluators'],
 ];
 
 function ProjectLink({ name, label, pid, current, onDone }) {

@@ -66,6 +66,7 @@ fn session_op(
         upload: false,
         query: &[],
         language_data: false,
+        may_not_apply: false,
         run,
     }
 }

@@ -63,6 +63,7 @@ pub fn operations<K: ResourceKind>() -> Vec<Operation> {
             &[]
         },
         language_data: false,
+        may_not_apply: false,
         run,
     };
     let listing = if K::PAGINATED {

@@ -38,6 +38,7 @@ fn of_model<K: ResourceKind>() -> [Operation; 3] {
         upload: false,
         query: &[],
         language_data: false,
+        may_not_apply: false,
         run,
     };
     [

@@ -188,6 +188,7 @@ pub fn file_operation(
         upload: false,
         query: &[],
         language_data: false,
+        may_not_apply: false,
         run,
     }
 }
@@ -217,6 +218,11 @@ pub fn plot_operation<K: ResourceKind>(summary: &'static str) -> Operation {
 /// `op`, declared to run language processing (documented with its 503).
 pub fn analyses_text(op: Operation) -> Operation {
     Operation { language_data: true, ..op }
+}
+
+/// `op`, declared to apply to some resources of its kind only (documented with its 405).
+pub fn applies_to_some(op: Operation) -> Operation {
+    Operation { may_not_apply: true, ..op }
 }
 
 /// The multipart body of import_model.
@@ -278,6 +284,8 @@ pub struct Operation {
     pub query: &'static [QueryParam],
     /// It may run language processing, and so answer 503 when the language data is missing.
     pub language_data: bool,
+    /// It applies to some resources of its kind only, and answers 405 for the others.
+    pub may_not_apply: bool,
     /// Performs the operation.
     pub run: fn(&Arc<Engine>, &Call) -> Result<Reply>,
 }
@@ -362,6 +370,7 @@ macro_rules! op {
             upload: false,
             query: &[],
             language_data: false,
+            may_not_apply: false,
             run: {
                 #[allow(unused_variables)]
                 fn run($e: &std::sync::Arc<$crate::engine::Engine>, $c: &$crate::engine::operations::Call) -> $crate::engine::error::Result<$crate::engine::operations::Reply> {
