@@ -101,6 +101,17 @@ const MIGRATIONS: &[&str] = &[
         value TEXT
      );
      INSERT INTO core_variables (id, name) VALUES (1, 'TEXTA_ES_URL'), (2, 'TEXTA_ES_USERNAME'), (3, 'TEXTA_ES_PASSWORD');",
+    // 5: the clusters of topic analyses (clustering.rs); ids are global and ascending.
+    "CREATE TABLE clusters (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        clustering_id INTEGER NOT NULL,
+        project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        cluster_id INTEGER NOT NULL,
+        document_ids TEXT NOT NULL DEFAULT '[]',
+        significant_words TEXT NOT NULL DEFAULT '[]',
+        intracluster_similarity REAL NOT NULL DEFAULT 0
+     );
+     CREATE INDEX clusters_clustering ON clusters(clustering_id);",
 ];
 
 /// Statements prepared once per connection and kept in its cache.

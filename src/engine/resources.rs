@@ -64,10 +64,11 @@ pub enum Kind {
     LangIndex,
     Reindexer,
     IndexSplitter,
+    Clustering,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 14] = [
+    pub const ALL: [Kind; 15] = [
         Kind::RegexTagger,
         Kind::RegexTaggerGroup,
         Kind::Anonymizer,
@@ -82,6 +83,7 @@ impl Kind {
         Kind::LangIndex,
         Kind::Reindexer,
         Kind::IndexSplitter,
+        Kind::Clustering,
     ];
 
     /// The kind's names, in one place: its tag in the state database, its route segment and
@@ -102,6 +104,7 @@ impl Kind {
             Kind::LangIndex => ("lang_index", "lang_index", "mlp.ApplyLangWorker"),
             Kind::Reindexer => ("reindexer", "reindexer", "elastic.Reindexer"),
             Kind::IndexSplitter => ("index_splitter", "index_splitter", "elastic.IndexSplitter"),
+            Kind::Clustering => ("clustering", "clustering", "topic_analyzer.ClusteringResult"),
         }
     }
     pub fn tag(self) -> &'static str {

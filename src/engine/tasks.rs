@@ -106,6 +106,8 @@ pub enum TaskKind {
     Reindex { reindexer: i64 },
     /// Copy the selected documents into the train and test indices of index splitter `splitter`.
     SplitIndex { splitter: i64 },
+    /// Cluster the selected documents of topic analysis `clustering`.
+    Cluster { clustering: i64 },
     /// Apply model `id` of kind `model` to indices, as user `user`.
     ApplyModel {
         model: super::apply::ApplyModel,
@@ -133,6 +135,7 @@ impl TaskKind {
             TaskKind::LangIndex { .. } => "lang_index",
             TaskKind::Reindex { .. } => "reindexer",
             TaskKind::SplitIndex { .. } => "index_splitter",
+            TaskKind::Cluster { .. } => "clustering",
         }
     }
 }
@@ -480,6 +483,7 @@ impl Engine {
             TaskKind::LangIndex { worker, .. } => self.rerun_lang_index(pk, worker, None)?,
             TaskKind::Reindex { reindexer } => self.rerun_reindexer(pk, reindexer)?,
             TaskKind::SplitIndex { splitter } => self.rerun_index_splitter(pk, splitter)?,
+            TaskKind::Cluster { clustering } => self.rerun_clustering(pk, clustering)?,
             TaskKind::ApplyModel { model, id, user, request } => {
                 let ctx = Ctx {
                     user: self.user_by_id(user)?,

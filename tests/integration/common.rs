@@ -506,6 +506,7 @@ pub fn project_resources(base: &str, id: i64) -> Value {
         "dataset_imports": format!("{p}/dataset_imports/"),
         "searches": format!("{p}/searches/"),
         "scroll": format!("{p}/scroll/"),
+        "clustering": format!("{p}/clustering/"),
         "embeddings": format!("{p}/embeddings/"),
         "taggers": format!("{p}/taggers/"),
         "tagger_groups": format!("{p}/tagger_groups/"),

@@ -118,7 +118,11 @@ fn kmeans_plus_plus(x: &Rows, norms: &[f64], among: &[usize], k: usize, rng: &mu
     };
     let distances_to = |c: &[f64]| -> Vec<f64> {
         let cn: f64 = c.iter().map(|v| v * v).sum();
-        among.par_iter().with_min_len(CHUNK).map(|&r| (norms[r] - 2.0 * x.dot(r, c) + cn).max(0.0)).collect()
+        among
+            .par_iter()
+            .with_min_len(CHUNK)
+            .map(|&r| (norms[r] - 2.0 * x.dot(r, c) + cn).max(0.0))
+            .collect()
     };
     let first = among[rng.random_range(0..among.len())];
     let mut centers = dense(first);
@@ -303,7 +307,10 @@ mod tests {
         for algorithm in [Algorithm::KMeans, Algorithm::MiniBatchKMeans] {
             let c = cluster(&blobs(), 2, algorithm, 10);
             let l = &c.labels;
-            assert!(l[0] == l[2] && l[2] == l[4] && l[1] == l[3] && l[3] == l[5] && l[0] != l[1], "{algorithm:?} {l:?}");
+            assert!(
+                l[0] == l[2] && l[2] == l[4] && l[1] == l[3] && l[3] == l[5] && l[0] != l[1],
+                "{algorithm:?} {l:?}"
+            );
             assert!(c.inertia < 0.2, "{}", c.inertia);
             assert_eq!(c, cluster(&blobs(), 2, algorithm, 10));
         }

@@ -108,7 +108,11 @@ impl Rows {
         for r in 0..self.len() {
             let norm = self.norm2(r).sqrt();
             let (c, v) = self.row(r);
-            out.push(c.iter().zip(v).map(|(&c, &v)| (c, if norm > 0.0 { (f64::from(v) / norm) as f32 } else { 0.0 })));
+            out.push(
+                c.iter()
+                    .zip(v)
+                    .map(|(&c, &v)| (c, if norm > 0.0 { (f64::from(v) / norm) as f32 } else { 0.0 })),
+            );
         }
         out
     }

@@ -156,7 +156,10 @@ mod tests {
         assert!(silhouette(&x, &mixed) < 0.0);
         // n / 5 = 3: k tried in 2..=3.
         assert_eq!(estimate_k(&x, Algorithm::KMeans, 10), 3);
-        assert_eq!(estimate_k(&Rows::from_dense(3, vec![vec![1.0, 0.0, 0.0]; 9]), Algorithm::KMeans, 10), 1);
+        assert_eq!(
+            estimate_k(&Rows::from_dense(3, vec![vec![1.0, 0.0, 0.0]; 9]), Algorithm::KMeans, 10),
+            1
+        );
     }
 
     #[test]

@@ -102,7 +102,10 @@ fn symmetric_eigen(mut s: Vec<f64>, n: usize) -> (Vec<f64>, Vec<f64>) {
     let mut v = vec![0.0; n * n];
     (0..n).for_each(|i| v[i * n + i] = 1.0);
     for _ in 0..100 {
-        let off: f64 = (0..n).flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j))).map(|(i, j)| s[i * n + j].powi(2)).sum();
+        let off: f64 = (0..n)
+            .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
+            .map(|(i, j)| s[i * n + j].powi(2))
+            .sum();
         let scale: f64 = (0..n).map(|i| s[i * n + i].powi(2)).sum::<f64>().max(1e-300);
         if off <= 1e-22 * scale {
             break;
@@ -174,7 +177,9 @@ pub fn right_singular_vectors(a: &Rows, k: usize, seed: u64) -> (Vec<f32>, Vec<f
     order.sort_by(|&x, &y| values[y].total_cmp(&values[x]));
     let mut out = vec![0f32; d * k];
     for (out_col, &e) in order.iter().take(k).enumerate() {
-        let mut column: Vec<f64> = (0..d).map(|x| (0..l).map(|j| q.data[j * d + x] * vectors[j * l + e]).sum()).collect();
+        let mut column: Vec<f64> = (0..d)
+            .map(|x| (0..l).map(|j| q.data[j * d + x] * vectors[j * l + e]).sum())
+            .collect();
         let largest = column.iter().copied().fold(0.0f64, |m, v| if v.abs() > m.abs() { v } else { m });
         if largest < 0.0 {
             column.iter_mut().for_each(|v| *v = -*v);

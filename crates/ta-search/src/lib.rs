@@ -34,4 +34,4 @@ pub use backend::{
 pub use elastic::ElasticBackend;
 pub use import::{import_file, read_rows, FileKind, ImportProgress, ImportStats};
 pub use names::{validate_index_name, NameRuleOrder};
-pub use tantivy_store::TantivyBackend;
+pub use tantivy_store::{analyzed_words, TantivyBackend};
