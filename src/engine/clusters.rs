@@ -7,7 +7,7 @@ use super::classifier::builtin_stop_words;
 use super::cluster as tc;
 use super::clustering::{document_tokens, field_string, stored, word_filter, Stored};
 use super::error::{Error, Result};
-use super::index_runs::{fact, merged_facts};
+use super::index_runs::{fact, merged_facts, ReadUpdate};
 use super::mlp_index::MessageOut;
 use super::resources::{Kind, Resource};
 use super::search::Hit;
@@ -191,7 +191,7 @@ impl Figures {
                     continue;
                 }
                 let bg = self.background_count(e, f, &word)?;
-                let score = tc::jlh(count, hits.len() as u64, bg, self.superset);
+                let score = super::search::jlh(count, hits.len() as u64, bg, self.superset);
                 if score > 0.0 {
                     scored.push((score, word, count));
                 }
@@ -522,7 +522,7 @@ impl Engine {
             if let Some(n) = num_val {
                 new["num_val"] = json!(n);
             }
-            let mut writes: HashMap<String, Vec<(String, Value, Map<String, Value>)>> = HashMap::new();
+            let mut writes: HashMap<String, Vec<ReadUpdate>> = HashMap::new();
             for hit in self.documents_by_ids(&s.indices, &c.document_ids)? {
                 if let Some(facts) = merged_facts(hit.source.get("texta_facts"), |_| false, vec![new.clone()]) {
                     let update = Map::from_iter([("texta_facts".to_string(), facts)]);

@@ -29,7 +29,7 @@ pub struct DocOutcome {
 }
 
 /// A document's id, its `_source` as read and the keys to replace in it.
-type ReadUpdate = (String, Value, Map<String, Value>);
+pub type ReadUpdate = (String, Value, Map<String, Value>);
 
 /// Per-document problem lines a task lists before it only counts the rest.
 const MAX_PROBLEM_LINES: usize = 100;

@@ -2,7 +2,7 @@
 //! as gensim's `filter_extremes` keeps it, count or tf-idf vectors (sparse rows of `f32`),
 //! an optional LSI projection by a seeded truncated SVD, k-means (k-means++ initialisation,
 //! restarts) and mini-batch k-means, the silhouette that estimates the number of clusters,
-//! a cluster's mean pairwise cosine similarity, and the JLH score of significant words.
+//! and a cluster's mean pairwise cosine similarity.
 //!
 //! Everything is deterministic for a seed; the heavy loops run on rayon over fixed chunks
 //! whose partial results are combined in order, so the figures do not depend on threads.
@@ -17,7 +17,7 @@ pub mod vectorize;
 pub use dictionary::Dictionary;
 pub use kmeans::{cluster, Algorithm, Clustering};
 pub use matrix::Rows;
-pub use measures::{estimate_k, jlh, mean_similarity, silhouette};
+pub use measures::{estimate_k, mean_similarity, silhouette};
 pub use vectorize::{Model, Weighting};
 
 /// Rows handled per rayon task; partial sums are combined in chunk order.

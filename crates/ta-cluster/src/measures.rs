@@ -1,6 +1,5 @@
 //! Figures about clusters: the mean cosine silhouette and the number of clusters it picks
-//! (`collection.md` §5.4 rule 6), a cluster's mean pairwise cosine similarity (rule 8) and
-//! the JLH significance of a word in a cluster (rule 9).
+//! (`collection.md` §5.4 rule 6) and a cluster's mean pairwise cosine similarity (rule 8).
 use crate::kmeans::{cluster, Algorithm};
 use crate::matrix::Rows;
 use rand::rngs::Xoshiro256PlusPlus;
@@ -107,23 +106,6 @@ pub fn estimate_k(x: &Rows, algorithm: Algorithm, seed: u64) -> usize {
     best.0
 }
 
-/// Elasticsearch's JLH score of a term found in `subset_freq` of `subset_size` documents
-/// and in `superset_freq` of `superset_size` in the background; 0 when it is not more
-/// frequent in the subset.
-pub fn jlh(subset_freq: u64, subset_size: u64, superset_freq: u64, superset_size: u64) -> f64 {
-    if subset_size == 0 || superset_size == 0 {
-        return 0.0;
-    }
-    let subset = subset_freq as f64 / subset_size as f64;
-    let superset = superset_freq.max(1) as f64 / superset_size as f64;
-    let change = subset - superset;
-    if change <= 0.0 {
-        0.0
-    } else {
-        change * (subset / superset)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,13 +142,5 @@ mod tests {
             estimate_k(&Rows::from_dense(3, vec![vec![1.0, 0.0, 0.0]; 9]), Algorithm::KMeans, 10),
             1
         );
-    }
-
-    #[test]
-    fn jlh_as_elasticsearch_scores_it() {
-        // 2 of 2 in the subset, 2 of 13 in the background: (1 - 2/13) · 6.5 = 5.5
-        assert!((jlh(2, 2, 2, 13) - 5.5).abs() < 1e-12);
-        assert_eq!(jlh(1, 10, 5, 10), 0.0);
-        assert_eq!(jlh(1, 0, 5, 10), 0.0);
     }
 }

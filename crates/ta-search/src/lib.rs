@@ -27,6 +27,7 @@ mod wildcard;
 #[cfg(test)]
 mod tests;
 
+pub use aggs::jlh;
 pub use backend::{
     generate_id, query_clause, BackendInfo, BulkLoader, BulkResult, Doc, FactCounts, FactValueCount, FieldInfo, Hit, IndexFields, Result,
     SearchBackend, SearchError,
