@@ -8,13 +8,13 @@
 //! cluster later are vectorized the same way.
 use super::classifier::{Hooks, Phraser, ProcessorOptions, TextProcessor};
 use super::cluster::{self as tc, Rows};
+use super::clusters::Figures;
 use super::error::{Error, Result};
 use super::indices::parse_index_refs;
 use super::kinds::ResourceKind;
 use super::models::ModelFile;
 use super::pytext::json_dumps;
 use super::resources::{resource_url, BulkDeleteOut, Kind, Resource};
-use super::search::Hit;
 use super::tasks::{Observer, TaskHandle, TaskKind, TaskOut};
 use super::validate::{Form, List, Mode, Str};
 use super::{Ctx, Engine};
@@ -212,6 +212,13 @@ pub(super) fn document_tokens(source: &Value, fields: &[String], processor: &Tex
     }
 }
 
+/// What a run keeps of a document it read: where it is and its fields' texts.
+struct ReadDoc {
+    index: String,
+    id: String,
+    texts: Vec<String>,
+}
+
 /// What turns a clustering's token lists into vectors.
 pub(super) enum Vectorizing {
     Model(tc::Model),
@@ -387,8 +394,9 @@ impl Engine {
     }
 
     /// Reads the selected documents (at most `document_limit`, the first in the store's
-    /// order) and their tokens, ordered by index and id.
-    fn read_documents(&self, pk: i64, s: &Stored, h: &TaskHandle) -> Result<(Vec<Hit>, Vec<Vec<String>>)> {
+    /// order) and their tokens, ordered by index and id; of each document only what the
+    /// run needs is kept.
+    fn read_documents(&self, pk: i64, s: &Stored, figures: &Figures, h: &TaskHandle) -> Result<(Vec<ReadDoc>, Vec<Vec<String>>)> {
         let clause = s.clause();
         let total = self.count_documents(&s.indices, &clause)?.min(s.document_limit as u64);
         h.set_total(total as i64)?;
@@ -398,16 +406,29 @@ impl Engine {
         let mut enough = false;
         let scanned = self.scan_documents(&s.indices, &clause, SCROLL_BATCH, &mut |batch| {
             let room = total as usize - hits.len();
-            let batch: Vec<Hit> = batch.into_iter().take(room).collect();
-            let batch_tokens: Vec<Vec<String>> = {
+            let read: Vec<(ReadDoc, Vec<String>)> = {
                 use rayon::prelude::*;
                 batch
-                    .par_iter()
-                    .map(|hit| document_tokens(&hit.source, &s.fields, &processor, phraser.as_deref()))
+                    .into_par_iter()
+                    .take(room)
+                    .map(|hit| {
+                        let tokens = document_tokens(&hit.source, &s.fields, &processor, phraser.as_deref());
+                        let texts = figures.texts(&hit.source);
+                        (
+                            ReadDoc {
+                                index: hit.index,
+                                id: hit.id,
+                                texts,
+                            },
+                            tokens,
+                        )
+                    })
                     .collect()
             };
-            hits.extend(batch);
-            tokens.extend(batch_tokens);
+            for (doc, doc_tokens) in read {
+                hits.push(doc);
+                tokens.push(doc_tokens);
+            }
             let done = hits.len() as f64;
             h.progress(hits.len() as i64, if total == 0 { 100.0 } else { done * 100.0 / total as f64 })?;
             if hits.len() as u64 >= total {
@@ -421,7 +442,7 @@ impl Engine {
         }
         // The store's order depends on how its segments were written and merged: sorted,
         // the same documents cluster the same way in any store.
-        let mut read: Vec<(Hit, Vec<String>)> = hits.into_iter().zip(tokens).collect();
+        let mut read: Vec<(ReadDoc, Vec<String>)> = hits.into_iter().zip(tokens).collect();
         read.sort_by(|(a, _), (b, _)| (&a.index, &a.id).cmp(&(&b.index, &b.id)));
         Ok(read.into_iter().unzip())
     }
@@ -435,7 +456,8 @@ impl Engine {
             return Err(Error::BadRequest("no indices: the project has no open indices".into()));
         }
         h.step("scrolling data")?;
-        let (hits, tokens) = self.read_documents(pk, &s, h)?;
+        let figures = self.figures(&s)?;
+        let (hits, tokens) = self.read_documents(pk, &s, &figures, h)?;
         if hits.is_empty() {
             return Err(Error::BadRequest("no documents found".into()));
         }
@@ -475,12 +497,11 @@ impl Engine {
         h.step("saving results")?;
         let mut members: Vec<Vec<usize>> = vec![Vec::new(); k];
         labels.iter().enumerate().for_each(|(doc, &l)| members[l].push(doc));
-        let figures = self.figures(&s)?;
         for (label, docs) in members.iter().enumerate().filter(|(_, m)| !m.is_empty()) {
-            let cluster_hits: Vec<&Hit> = docs.iter().map(|&d| &hits[d]).collect();
             let similarity = tc::mean_similarity(&rows, docs);
-            let words = figures.significant_words(self, &cluster_hits)?;
-            let ids: Vec<String> = cluster_hits.iter().map(|h| h.id.clone()).collect();
+            let texts: Vec<&[String]> = docs.iter().map(|&d| hits[d].texts.as_slice()).collect();
+            let words = figures.significant_words(self, &texts)?;
+            let ids: Vec<String> = docs.iter().map(|&d| hits[d].id.clone()).collect();
             self.insert_cluster(pk, id, label as i64, &ids, &words, similarity)?;
         }
         h.progress(hits.len() as i64, 100.0)
@@ -504,7 +525,7 @@ impl ResourceKind for Clusterings {
         "num_cluster",
         "num_dims",
         "document_limit",
-        "indices",
+        "indices__name",
     ];
 
     fn render(e: &Engine, ctx: &Ctx, r: &Resource) -> Result<ClusteringOut> {

@@ -171,32 +171,51 @@ pub(super) struct Figures {
 }
 
 impl Figures {
-    /// The significant words of the documents `hits` (`collection.md` §5.4 rule 9).
-    pub(super) fn significant_words(&self, e: &Engine, hits: &[&Hit]) -> Result<Vec<SignificantWord>> {
+    /// The texts of the clustering's fields in `source` ("" where a field has none).
+    pub(super) fn texts(&self, source: &Value) -> Vec<String> {
+        self.fields.iter().map(|f| field_string(source, f).unwrap_or_default()).collect()
+    }
+
+    /// The significant words of the documents whose field texts ([`Figures::texts`]) are
+    /// `docs` (`collection.md` §5.4 rule 9).
+    ///
+    /// Words are scored in descending count: a word in `count` of the cluster's documents
+    /// scores at most as if the indices held it only there (JLH falls as the background
+    /// grows), so once that bound is below the 15th score found, no word left can enter.
+    pub(super) fn significant_words(&self, e: &Engine, docs: &[&[String]]) -> Result<Vec<SignificantWord>> {
+        let n = docs.len() as u64;
         let mut out = Vec::new();
-        for (f, field) in self.fields.iter().enumerate() {
+        for f in 0..self.fields.len() {
             let mut counts: HashMap<String, u64> = HashMap::new();
-            for hit in hits {
-                let text = field_string(&hit.source, field).unwrap_or_default();
-                let words: HashSet<String> = super::search::analyzed_words(&text).into_iter().collect();
+            for texts in docs {
+                let words: HashSet<String> = super::search::analyzed_words(&texts[f]).into_iter().collect();
                 words.into_iter().for_each(|w| *counts.entry(w).or_default() += 1);
             }
-            let mut scored = Vec::new();
-            for (word, count) in counts {
-                if count < MIN_DOC_COUNT
-                    || self.filter.as_ref().is_some_and(|r| r.is_match(&word))
-                    || builtin_stop_words().contains(word.as_str())
-                    || self.stop_words.contains(&word)
-                {
-                    continue;
+            let mut candidates: Vec<(String, u64)> = counts
+                .into_iter()
+                .filter(|(word, count)| {
+                    *count >= MIN_DOC_COUNT
+                        && !self.filter.as_ref().is_some_and(|r| r.is_match(word))
+                        && !builtin_stop_words().contains(word.as_str())
+                        && !self.stop_words.contains(word)
+                })
+                .collect();
+            candidates.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            let mut scored: Vec<(f64, String, u64)> = Vec::new();
+            for (word, count) in candidates {
+                if scored.len() >= TOP_WORDS {
+                    let best = super::search::jlh(count, n, count, self.superset);
+                    if best < scored[TOP_WORDS - 1].0 {
+                        break;
+                    }
                 }
                 let bg = self.background_count(e, f, &word)?;
-                let score = super::search::jlh(count, hits.len() as u64, bg, self.superset);
+                let score = super::search::jlh(count, n, bg, self.superset);
                 if score > 0.0 {
                     scored.push((score, word, count));
+                    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
                 }
             }
-            scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
             out.extend(
                 scored
                     .into_iter()
@@ -345,7 +364,8 @@ impl Engine {
             let vectors = vectorizing.rows(&tokens);
             let all: Vec<usize> = (0..hits.len()).collect();
             row.similarity = tc::mean_similarity(&vectors, &all);
-            row.significant_words = figures.significant_words(self, &hits.iter().collect::<Vec<_>>())?;
+            let texts: Vec<Vec<String>> = hits.iter().map(|h| figures.texts(&h.source)).collect();
+            row.significant_words = figures.significant_words(self, &texts.iter().map(Vec::as_slice).collect::<Vec<_>>())?;
             self.store_cluster(row)?;
         }
         Ok(())

@@ -273,7 +273,8 @@ impl Engine {
 
     /// Every resource of a kind in a project, filtered and ordered by the list's query
     /// (`ordering` over the id, author, description, the task's start, end and status, and
-    /// `config_keys`; `description`; `task_status`).
+    /// `config_keys`, where `x__name` orders by the first name of list `x`; `description`;
+    /// `task_status`).
     pub fn filtered_resources(
         &self,
         kind: Kind,
@@ -283,7 +284,11 @@ impl Engine {
     ) -> Result<Vec<Resource>> {
         let config: Vec<(&str, String)> = config_keys
             .iter()
-            .map(|k| (*k, format!("json_extract(r.config, '$.{k}')")))
+            .map(|k| match k.strip_suffix("__name") {
+                // A list of names (`indices__name`): ordered by its first.
+                Some(list) => (*k, format!("json_extract(r.config, '$.{list}[0]')")),
+                None => (*k, format!("json_extract(r.config, '$.{k}')")),
+            })
             .collect();
         let mut allowed = vec![
             ("id", "r.id"),

@@ -198,6 +198,10 @@ fn two_vocabularies_give_two_clusters_with_their_significant_words() {
     );
     assert_eq!(s.get(&format!("{p}/?ordering=-id"), Some(&t)).ok(200)["results"][0]["id"], 2);
     assert_eq!(
+        s.get(&format!("{p}/?ordering=indices__name,-num_cluster"), Some(&t)).ok(200)["count"],
+        2
+    );
+    assert_eq!(
         s.get(&format!("/projects/{pk}/"), Some(&t)).ok(200)["resources"]["clustering"],
         format!("{}{p}/", s.base)
     );

@@ -11,7 +11,7 @@
 //!
 //! Centres are dense (`k × dim` `f64`); a point's distance to them is computed from its
 //! stored entries only. Seeded: the same rows, k and seed give the same labels.
-use crate::matrix::Rows;
+use crate::matrix::{reduce, Rows};
 use crate::CHUNK;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
@@ -154,27 +154,16 @@ fn kmeans_plus_plus(x: &Rows, norms: &[f64], among: &[usize], k: usize, rng: &mu
     centers
 }
 
-/// Sums of the points per label (`k × dim`) and their counts, in fixed chunks.
+/// Sums of the points per label (`k × dim`) and their counts.
 fn sums(x: &Rows, rows: &[usize], labels: &[usize], k: usize) -> (Vec<f64>, Vec<usize>) {
     let d = x.dim();
-    let parts: Vec<(Vec<f64>, Vec<usize>)> = rows
-        .par_chunks(CHUNK * 16)
-        .zip(labels.par_chunks(CHUNK * 16))
-        .map(|(rs, ls)| {
-            let (mut s, mut n) = (vec![0.0; k * d], vec![0usize; k]);
-            for (&r, &l) in rs.iter().zip(ls) {
-                x.add_to(r, 1.0, &mut s[l * d..(l + 1) * d]);
-                n[l] += 1;
-            }
-            (s, n)
-        })
-        .collect();
-    let (mut s, mut n) = (vec![0.0; k * d], vec![0usize; k]);
-    for (ps, pn) in parts {
-        s.iter_mut().zip(ps).for_each(|(a, b)| *a += b);
-        n.iter_mut().zip(pn).for_each(|(a, b)| *a += b);
-    }
-    (s, n)
+    let mut acc = reduce(rows.len(), k * d + k, &|i, acc| {
+        let l = labels[i];
+        x.add_to(rows[i], 1.0, &mut acc[l * d..(l + 1) * d]);
+        acc[k * d + l] += 1.0;
+    });
+    let counts = acc.split_off(k * d).into_iter().map(|n| n as usize).collect();
+    (acc, counts)
 }
 
 /// Lloyd iterations from `centers` until they settle (`tol`) or the iterations run out.
@@ -186,8 +175,11 @@ fn lloyd(x: &Rows, norms: &[f64], mut centers: Vec<f64>, k: usize, tol: f64) -> 
         let labels: Vec<usize> = assigned.iter().map(|a| a.0).collect();
         let (mut next, counts) = sums(x, &all, &labels, k);
         // Empty clusters take the points farthest from their centres.
-        let mut far: Vec<usize> = all.clone();
-        far.sort_by(|&a, &b| assigned[b].1.total_cmp(&assigned[a].1).then(a.cmp(&b)));
+        let mut far: Vec<usize> = Vec::new();
+        if counts.contains(&0) {
+            far = all.clone();
+            far.sort_by(|&a, &b| assigned[b].1.total_cmp(&assigned[a].1).then(a.cmp(&b)));
+        }
         let mut far = far.into_iter();
         for j in 0..k {
             let c = &mut next[j * d..(j + 1) * d];

@@ -20,5 +20,5 @@ pub use matrix::Rows;
 pub use measures::{estimate_k, mean_similarity, silhouette};
 pub use vectorize::{Model, Weighting};
 
-/// Rows handled per rayon task; partial sums are combined in chunk order.
+/// Fewest rows a rayon task takes in the per-row parallel maps.
 pub(crate) const CHUNK: usize = 256;

@@ -1,6 +1,7 @@
 //! Document vectors as compressed sparse rows of `f32` (tf-idf rows hold a few dozen of a
 //! thousand dimensions; LSI and embedding rows are stored full), and the few dense
 //! operations clustering needs against them.
+use rayon::prelude::*;
 
 /// Rows of a `dim`-wide matrix, each a sorted list of (column, value).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -134,6 +135,34 @@ impl Rows {
         }
         sum
     }
+}
+
+/// Accumulators held at once by a parallel sum, at most this many bytes together.
+const ACCUMULATOR_BYTES: usize = 256 << 20;
+
+/// Σ over i in 0..len of f(i) as a dense accumulator of `size` values: at most 32 chunks,
+/// each with its own accumulator (fewer when accumulators are large), whose partial sums are
+/// added in order, so the figures do not depend on the number of threads.
+pub(crate) fn reduce(len: usize, size: usize, f: &(dyn Fn(usize, &mut [f64]) + Sync)) -> Vec<f64> {
+    let chunks = (ACCUMULATOR_BYTES / (size * 8).max(1)).clamp(1, 32);
+    let per = len.div_ceil(chunks).max(1);
+    let parts: Vec<Vec<f64>> = (0..len)
+        .step_by(per)
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|start| {
+            let mut acc = vec![0.0; size];
+            for i in start..(start + per).min(len) {
+                f(i, &mut acc);
+            }
+            acc
+        })
+        .collect();
+    let mut total = vec![0.0; size];
+    for part in parts {
+        total.iter_mut().zip(part).for_each(|(t, p)| *t += p);
+    }
+    total
 }
 
 #[cfg(test)]

@@ -4,17 +4,14 @@
 //! orthonormalisation), then the eigenvectors of the small projected matrix (Jacobi).
 //! A is only read row by row, so memory is terms × (k + OVERSAMPLE), whatever the number
 //! of documents. Components are fixed in sign (largest entry positive).
-use crate::matrix::Rows;
+use crate::matrix::{reduce, Rows};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
-use rayon::prelude::*;
 
 /// Extra columns of the random start (as randomized SVD's oversampling).
 const OVERSAMPLE: usize = 10;
 /// Products with AᵀA before the projection.
 const POWER_ITERATIONS: usize = 4;
-/// Accumulators held at once by a parallel product, at most this many bytes together.
-const ACCUMULATOR_BYTES: usize = 256 << 20;
 
 /// A column-major `rows × cols` matrix.
 #[derive(Clone, Debug)]
@@ -32,30 +29,6 @@ impl Columns {
     }
 }
 
-/// Σ over rows x of f(x) as a dense accumulator of `size` values, in fixed chunks whose
-/// partial sums are added in order (the same figures on any number of threads).
-fn reduce_rows(a: &Rows, size: usize, f: &(dyn Fn(usize, &mut [f64]) + Sync)) -> Vec<f64> {
-    let chunks = (ACCUMULATOR_BYTES / (size * 8).max(1)).clamp(1, 32);
-    let per = a.len().div_ceil(chunks).max(1);
-    let parts: Vec<Vec<f64>> = (0..a.len())
-        .step_by(per)
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .map(|start| {
-            let mut acc = vec![0.0; size];
-            for r in start..(start + per).min(a.len()) {
-                f(r, &mut acc);
-            }
-            acc
-        })
-        .collect();
-    let mut total = vec![0.0; size];
-    for part in parts {
-        total.iter_mut().zip(part).for_each(|(t, p)| *t += p);
-    }
-    total
-}
-
 /// Row `r` of A times each column of `q`.
 fn row_times(a: &Rows, r: usize, q: &Columns) -> Vec<f64> {
     (0..q.cols()).map(|j| a.dot(r, q.col(j))).collect()
@@ -64,7 +37,7 @@ fn row_times(a: &Rows, r: usize, q: &Columns) -> Vec<f64> {
 /// AᵀA q.
 fn gram_times(a: &Rows, q: &Columns) -> Columns {
     let (d, l) = (q.rows, q.cols());
-    let data = reduce_rows(a, d * l, &|r, acc| {
+    let data = reduce(a.len(), d * l, &|r, acc| {
         let t = row_times(a, r, q);
         let (cols, vals) = a.row(r);
         for (j, tj) in t.iter().enumerate() {
@@ -164,7 +137,7 @@ pub fn right_singular_vectors(a: &Rows, k: usize, seed: u64) -> (Vec<f32>, Vec<f
         orthonormalize(&mut q);
     }
     // B = (AQ)ᵀ(AQ), l × l.
-    let b = reduce_rows(a, l * l, &|r, acc| {
+    let b = reduce(a.len(), l * l, &|r, acc| {
         let t = row_times(a, r, &q);
         for i in 0..l {
             for j in 0..l {
