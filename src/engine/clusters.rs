@@ -23,6 +23,8 @@ use std::sync::Mutex;
 const TOP_WORDS: usize = 15;
 /// Fewest cluster documents a significant word occurs in.
 const MIN_DOC_COUNT: u64 = 3;
+/// Most documents of a cluster whose texts more_like_cluster is like (the first ones).
+const LIKE_DOCUMENTS: usize = 1000;
 
 /// `{"key", "count"}`: a significant word and the cluster documents holding it.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
@@ -561,8 +563,8 @@ impl Engine {
         })
     }
 
-    /// POST clustering/{cid}/clusters/{id}/more_like_cluster/: documents like the cluster's,
-    /// other than its own and the ignored ones.
+    /// POST clustering/{cid}/clusters/{id}/more_like_cluster/: documents like the cluster's
+    /// (its first `LIKE_DOCUMENTS`), other than its own and the ignored ones.
     pub fn more_like_cluster(&self, ctx: &Ctx, pk: i64, (cid, id): (i64, i64), body: &Value) -> Result<Vec<Value>> {
         self.with_idle_clustering(ctx, pk, cid, |_, s| {
             let mut f = Form::new(body, Mode::Full)?;
@@ -581,7 +583,8 @@ impl Engine {
             let size = f.integer("size", false, Some(1), Some(10_000)).unwrap_or(10);
             f.finish()?;
             let c = self.cluster(cid, id)?;
-            let like: Vec<String> = (self.documents_by_ids(&s.indices, &c.document_ids)?.iter())
+            let first = &c.document_ids[..c.document_ids.len().min(LIKE_DOCUMENTS)];
+            let like: Vec<String> = (self.documents_by_ids(&s.indices, first)?.iter())
                 .flat_map(|h| s.fields.iter().filter_map(|f| field_string(&h.source, f)))
                 .collect();
             if like.is_empty() || s.indices.is_empty() {

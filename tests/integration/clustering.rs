@@ -651,3 +651,44 @@ fn cli_local_and_remote_give_the_same_results() {
         "the tagged cluster's documents are ignored"
     );
 }
+
+/// While a run goes on, the clustering's operations are refused; `num_cluster: 0` finds
+/// the two vocabularies of a larger corpus.
+#[test]
+fn operations_wait_for_the_run_and_zero_clusters_are_estimated() {
+    let s = Server::start();
+    let t = s.admin_token();
+    let pk = s.create_project(&t, "busy", &[])["id"].as_i64().unwrap();
+    // Eight of forty words of one of two topics each, drawn by a linear congruential generator.
+    let mut state: u64 = 10;
+    let mut draw = move || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) % 40
+    };
+    let docs: Vec<Value> = (0..300)
+        .map(|i: usize| {
+            let topic = ["sport", "cook"][i % 2];
+            let words: Vec<String> = (0..8).map(|_| format!("{topic}{}", draw())).collect();
+            json!({"_index": "busy", "_id": format!("d{i}"), "_source": {"text": words.join(" ")}})
+        })
+        .collect();
+    put_docs(&s, &t, pk, Value::Array(docs));
+    let p = format!("/projects/{pk}/clustering/1");
+    s.post(
+        &format!("/projects/{pk}/clustering/"),
+        Some(&t),
+        &json!({"description": "busy", "fields": ["text"], "num_cluster": 0, "document_limit": 300}),
+    )
+    .ok(201);
+    let busy = json!({"detail": "A task of this resource is still running."});
+    s.post(&format!("{p}/retrain/"), Some(&t), &json!({})).expect(400, busy.clone());
+    s.post(&format!("{p}/clusters/1/remove_documents/"), Some(&t), &json!({"ids": ["d1"]}))
+        .expect(400, busy);
+    let done = s.settle(&t, &format!("{p}/"));
+    assert_eq!(
+        (done["task"]["status"].clone(), done["num_cluster"].clone()),
+        (json!("completed"), json!(0))
+    );
+    let view = s.get(&format!("{p}/view_clusters/"), Some(&t)).ok(200);
+    assert_eq!(view["cluster_count"], 2, "{view}");
+}
