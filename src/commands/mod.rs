@@ -7,6 +7,7 @@ mod apply;
 mod batch;
 mod choice;
 mod client;
+mod clustering;
 mod core_variables;
 mod embeddings;
 mod evaluators;
@@ -135,6 +136,9 @@ pub enum Command {
     /// recall, F1, accuracy, confusion matrix, per-class results, misclassified documents
     #[command(subcommand)]
     Evaluator(evaluators::EvaluatorCmd),
+    /// Topic analyzer: cluster the selected documents of indices by their words, then edit, tag and explore the clusters
+    #[command(subcommand, name = "topic-analyzer")]
+    TopicAnalyzer(clustering::TopicAnalyzerCmd),
     /// Import a dataset file (jsonl, csv, xlsx/xls) into a search index
     Import(indices::ImportArgs),
     /// Stream the documents matching a query as JSON lines
@@ -363,6 +367,7 @@ fn dispatch(cli: &Cli) -> Result<Option<Value>> {
                 Command::Reindexer(c) => reindexer::run(&t, c),
                 Command::IndexSplitter(c) => reindexer::index_splitter(&t, c),
                 Command::Evaluator(c) => evaluators::run(&t, c),
+                Command::TopicAnalyzer(c) => clustering::run(&t, c),
                 Command::Import(a) => indices::import(&t, a),
                 Command::Search(a) => indices::search(&t, a),
                 Command::Doc(c) => indices::doc(&t, c),

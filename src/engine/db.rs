@@ -120,6 +120,17 @@ const MIGRATIONS: &[&str] = &[
      END;",
     // 6: keys the data directory keeps for itself (plot_links.rs), made when first needed.
     "CREATE TABLE secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);",
+    // 7: the clusters of topic analyses (clustering.rs); ids are global and ascending.
+    "CREATE TABLE clusters (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        clustering_id INTEGER NOT NULL,
+        project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+        cluster_id INTEGER NOT NULL,
+        document_ids TEXT NOT NULL DEFAULT '[]',
+        significant_words TEXT NOT NULL DEFAULT '[]',
+        intracluster_similarity REAL NOT NULL DEFAULT 0
+     );
+     CREATE INDEX clusters_clustering ON clusters(clustering_id);",
 ];
 
 /// Statements prepared once per connection and kept in its cache.

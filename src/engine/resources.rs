@@ -65,10 +65,11 @@ pub enum Kind {
     Reindexer,
     IndexSplitter,
     Evaluator,
+    Clustering,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 15] = [
+    pub const ALL: [Kind; 16] = [
         Kind::RegexTagger,
         Kind::RegexTaggerGroup,
         Kind::Anonymizer,
@@ -84,6 +85,7 @@ impl Kind {
         Kind::Reindexer,
         Kind::IndexSplitter,
         Kind::Evaluator,
+        Kind::Clustering,
     ];
 
     /// The kind's names, in one place: its tag in the state database, its route segment and
@@ -105,6 +107,7 @@ impl Kind {
             Kind::Reindexer => ("reindexer", "reindexer", "elastic.Reindexer"),
             Kind::IndexSplitter => ("index_splitter", "index_splitter", "elastic.IndexSplitter"),
             Kind::Evaluator => ("evaluator", "evaluators", "evaluator.Evaluator"),
+            Kind::Clustering => ("clustering", "clustering", "topic_analyzer.ClusteringResult"),
         }
     }
     pub fn tag(self) -> &'static str {
@@ -273,7 +276,8 @@ impl Engine {
 
     /// Every resource of a kind in a project, filtered and ordered by the list's query
     /// (`ordering` over the id, author, description, the task's start, end and status, and
-    /// `config_keys`; `description`; `task_status`).
+    /// `config_keys`, where `x__name` orders by the first name of list `x`; `description`;
+    /// `task_status`).
     pub fn filtered_resources(
         &self,
         kind: Kind,
@@ -283,7 +287,11 @@ impl Engine {
     ) -> Result<Vec<Resource>> {
         let config: Vec<(&str, String)> = config_keys
             .iter()
-            .map(|k| (*k, format!("json_extract(r.config, '$.{k}')")))
+            .map(|k| match k.strip_suffix("__name") {
+                // A list of names (`indices__name`): ordered by its first.
+                Some(list) => (*k, format!("json_extract(r.config, '$.{list}[0]')")),
+                None => (*k, format!("json_extract(r.config, '$.{k}')")),
+            })
             .collect();
         let mut allowed = vec![
             ("id", "r.id"),

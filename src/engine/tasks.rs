@@ -108,6 +108,8 @@ pub enum TaskKind {
     SplitIndex { splitter: i64 },
     /// Score the predictions of evaluator `evaluator`.
     Evaluate { evaluator: i64 },
+    /// Cluster the selected documents of topic analysis `clustering`.
+    Cluster { clustering: i64 },
     /// Apply model `id` of kind `model` to indices, as user `user`.
     ApplyModel {
         model: super::apply::ApplyModel,
@@ -136,6 +138,7 @@ impl TaskKind {
             TaskKind::Reindex { .. } => "reindexer",
             TaskKind::SplitIndex { .. } => "index_splitter",
             TaskKind::Evaluate { .. } => "evaluator",
+            TaskKind::Cluster { .. } => "clustering",
         }
     }
 }
@@ -484,6 +487,7 @@ impl Engine {
             TaskKind::Reindex { reindexer } => self.rerun_reindexer(pk, reindexer)?,
             TaskKind::SplitIndex { splitter } => self.rerun_index_splitter(pk, splitter)?,
             TaskKind::Evaluate { evaluator } => self.rerun_evaluator(pk, evaluator)?,
+            TaskKind::Cluster { clustering } => self.rerun_clustering(pk, clustering)?,
             TaskKind::ApplyModel { model, id, user, request } => {
                 let ctx = Ctx {
                     user: self.user_by_id(user)?,

@@ -427,6 +427,19 @@ impl CliOut {
     }
 }
 
+/// `ta project create` (project 1 of a fresh data directory or server) and `ta import` of
+/// the JSONL `file` into `index` there, with the extra environment `env` (a server's).
+pub fn cli_project_with_index(data_dir: &Path, env: &[(&str, Option<&str>)], index: &str, file: &Path) {
+    ta_env(data_dir, &["project", "create", "--title", "p", "--json"], env).ok();
+    let file = file.to_str().unwrap();
+    ta_env(
+        data_dir,
+        &["import", "--project", "1", "--index", index, "--description", "d", file, "--json"],
+        env,
+    )
+    .ok();
+}
+
 /// Run `ta args...` against `data_dir` (see [`ta_command`] for the environment).
 pub fn ta(data_dir: &Path, args: &[&str]) -> CliOut {
     ta_env(data_dir, args, &[])
@@ -528,6 +541,7 @@ pub fn project_resources(base: &str, id: i64) -> Value {
         "dataset_imports": format!("{p}/dataset_imports/"),
         "searches": format!("{p}/searches/"),
         "scroll": format!("{p}/scroll/"),
+        "clustering": format!("{p}/clustering/"),
         "embeddings": format!("{p}/embeddings/"),
         "taggers": format!("{p}/taggers/"),
         "tagger_groups": format!("{p}/tagger_groups/"),

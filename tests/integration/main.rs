@@ -5,6 +5,7 @@ mod common;
 mod access_matrix;
 mod apply;
 mod cli;
+mod clustering;
 mod concurrent_writers;
 mod conformance_cases;
 mod conformance_copy;

@@ -274,19 +274,7 @@ fn cli_local_and_remote_give_the_same_results() {
     let remote_env = [("TA_SERVER", Some(server.origin.as_str())), ("TA_TOKEN", Some(token.as_str()))];
     let run = |data: &std::path::Path, env: &[(&str, Option<&str>)]| -> Vec<Value> {
         let ta = |args: &[&str]| common::ta_env(data, args, env);
-        ta(&["project", "create", "--title", "p", "--json"]).ok();
-        ta(&[
-            "import",
-            "--project",
-            "1",
-            "--index",
-            "news",
-            "--description",
-            "d",
-            file.to_str().unwrap(),
-            "--json",
-        ])
-        .ok();
+        common::cli_project_with_index(data, env, "news", &file);
         let created = ta(&[
             "reindexer",
             "create",

@@ -32,6 +32,7 @@ use super::sort::fast_column;
 mod calendar;
 mod terms;
 use calendar::{calendar_histogram, calendar_unit, date_format, date_string};
+pub use terms::jlh;
 
 /// Elasticsearch's rendering of dates in results: three fractional digits.
 const ES_FORMAT: &[FormatItem<'static>] = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");

@@ -27,6 +27,7 @@ mod wildcard;
 #[cfg(test)]
 mod tests;
 
+pub use aggs::jlh;
 pub use backend::{
     generate_id, query_clause, BackendInfo, BulkLoader, BulkResult, Doc, FactCounts, FactValueCount, FieldInfo, Hit, IndexFields,
     ReadUpdate, Result, SearchBackend, SearchError,
@@ -34,4 +35,4 @@ pub use backend::{
 pub use elastic::ElasticBackend;
 pub use import::{import_file, read_rows, FileKind, ImportProgress, ImportStats};
 pub use names::{validate_index_name, NameRuleOrder};
-pub use tantivy_store::TantivyBackend;
+pub use tantivy_store::{analyzed_words, TantivyBackend};

@@ -196,6 +196,19 @@ pub(super) fn text_analyzer() -> TextAnalyzer {
     TextAnalyzer::from(TextTokenizer::default())
 }
 
+/// The words of `text` as the `text` field indexes them (what a term query on a text
+/// field matches), in order.
+pub fn analyzed_words(text: &str) -> Vec<String> {
+    use tantivy::tokenizer::TokenStream;
+    let mut analyzer = text_analyzer();
+    let mut stream = analyzer.token_stream(text);
+    let mut words = Vec::new();
+    while let Some(token) = stream.next() {
+        words.push(token.text.clone());
+    }
+    words
+}
+
 fn store_fields(schema: &Schema) -> Result<StoreFields> {
     let field = |name: &str| schema.get_field(name).map_err(backend_err);
     Ok(StoreFields {

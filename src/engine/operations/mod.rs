@@ -4,6 +4,7 @@
 //! local and remote modes run the same entry (locally through `run`, remotely by filling the
 //! path), so the three cannot disagree. Paths are relative to the API root (`/api/v1`).
 pub mod accounts;
+pub mod clustering;
 pub mod collection;
 pub mod crud;
 pub mod embeddings;
@@ -404,6 +405,7 @@ pub fn all() -> &'static [Operation] {
         ops.extend(torchtaggers::operations());
         ops.extend(feedback::operations());
         ops.extend(collection::operations());
+        ops.extend(clustering::operations());
         ops.extend(search::operations());
         ops
     })

@@ -288,6 +288,13 @@ fn score(percentage: bool, subset_freq: u64, subset_size: u64, superset_freq: u6
             subset_freq as f64 / superset_freq as f64
         };
     }
+    jlh(subset_freq, subset_size, superset_freq, superset_size)
+}
+
+/// Elasticsearch's JLH score of a term found in `subset_freq` of `subset_size` documents
+/// and in `superset_freq` of `superset_size` in the background; 0 when it is not more
+/// frequent in the subset.
+pub fn jlh(subset_freq: u64, subset_size: u64, superset_freq: u64, superset_size: u64) -> f64 {
     if subset_size == 0 || superset_size == 0 {
         return 0.0;
     }
