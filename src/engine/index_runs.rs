@@ -129,8 +129,8 @@ impl Engine {
 
     /// Reads the selected documents in batches of `batch`, hands each batch to `run` and
     /// writes what it changed, the batch's documents each whole; progress moves at each
-    /// commit (every `COMMIT_EVERY`, and at the end), counting on from `already` (a resumed
-    /// run). An index of the batch that left the project's open indices fails the run.
+    /// commit (after the first batch, then every `COMMIT_EVERY`, and at the end), counting
+    /// on from `already` (a resumed run). An index of the batch that left the project's open indices fails the run.
     pub fn run_over_documents(
         &self,
         pk: i64,
@@ -158,11 +158,12 @@ impl Engine {
         h.progress(already as i64, percent(already))?;
         let mut problems = 0usize;
         // The batches' writes go to a thread of their own while the next batch is processed;
-        // it commits every COMMIT_EVERY and at the end, and progress moves at each commit.
+        // it commits the first batch at once (the run shows progress), then every
+        // COMMIT_EVERY and at the end, and progress moves at each commit.
         std::thread::scope(|scope| -> Result<()> {
             let (sender, receiver) = std::sync::mpsc::sync_channel::<(BTreeMap<String, Vec<ReadUpdate>>, u64)>(1);
             let writer = scope.spawn(move || -> Result<()> {
-                let (mut done, mut pending, mut last_commit) = (already, 0u64, Instant::now());
+                let (mut done, mut pending, mut next_commit) = (already, 0u64, Instant::now());
                 let mut commit = |loaders: &mut BTreeMap<String, Box<dyn BulkLoader + '_>>, pending: &mut u64| -> Result<()> {
                     for loader in loaders.values_mut() {
                         loader.commit()?;
@@ -180,9 +181,9 @@ impl Engine {
                         }
                     }
                     pending += count;
-                    if last_commit.elapsed() >= COMMIT_EVERY {
+                    if Instant::now() >= next_commit {
                         commit(&mut loaders, &mut pending)?;
-                        last_commit = Instant::now();
+                        next_commit = Instant::now() + COMMIT_EVERY;
                     }
                 }
                 commit(&mut loaders, &mut pending)
