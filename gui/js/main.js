@@ -24,6 +24,9 @@ import { DatasetImportPage } from './pages/datasetimport.js';
 import { AnonymizersPage } from './pages/anonymizers.js';
 import { MlpPage } from './pages/mlp.js';
 import { MlpIndexPage } from './pages/mlpindex.js';
+import { TopicAnalyzerPage } from './pages/topics.js';
+import { ClusteringPage } from './pages/clustering.js';
+import { ClusterPage } from './pages/cluster.js';
 import { UsersPage } from './pages/users.js';
 
 const PAGES = {
@@ -44,6 +47,9 @@ const PAGES = {
   anonymizers: AnonymizersPage,
   mlp: MlpPage,
   'mlp-index': MlpIndexPage,
+  'topic-analyzer': TopicAnalyzerPage,
+  clustering: ClusteringPage,
+  cluster: ClusterPage,
   users: UsersPage,
 };
 
@@ -57,7 +63,7 @@ function App() {
   if (!s.booted || !r) return html`<p aria-busy="true">Loading…</p>`;
   if (r.auth && !s.user) return html`<p aria-busy="true">Redirecting…</p>`;
   const Page = PAGES[r.name] || NotFound;
-  return html`<${Page} key=${`${r.name}:${r.params.pid || ''}:${r.params.id || ''}`} route=${r} />`;
+  return html`<${Page} key=${`${r.name}:${r.params.pid || ''}:${r.params.id || ''}:${r.params.cluster || ''}`} route=${r} />`;
 }
 
 let checkedProject = null;

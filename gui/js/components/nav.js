@@ -12,8 +12,10 @@ const MODELS = [
 ];
 const TOOLS = [
   ['dataset-import', 'Dataset import'], ['anonymizers', 'Anonymizers'], ['mlp', 'Language processing (MLP)'],
-  ['mlp-index', 'MLP on indices'],
+  ['mlp-index', 'MLP on indices'], ['topic-analyzer', 'Topic analyzer'],
 ];
+/** Pages under a menu item: a clustering and a cluster belong to the Topic analyzer. */
+const UNDER = { lexicon: 'lexicons', clustering: 'topic-analyzer', cluster: 'topic-analyzer' };
 
 function ProjectLink({ name, label, pid, current, onDone }) {
   const target = pid ? href(name, { pid }) : '#/';
@@ -25,7 +27,7 @@ function ProjectLink({ name, label, pid, current, onDone }) {
     }
     if (onDone) onDone();
   };
-  const active = current === name || (name === 'lexicons' && current === 'lexicon');
+  const active = current === name || UNDER[current] === name;
   return html`<a href=${target} onClick=${onClick} aria-current=${active ? 'page' : null}>${label}</a>`;
 }
 
@@ -74,7 +76,7 @@ export function Nav() {
     }
   };
   const inModels = MODELS.some(([n]) => n === route.name);
-  const inTools = TOOLS.some(([n]) => n === route.name);
+  const inTools = TOOLS.some(([n]) => n === route.name || n === UNDER[route.name]);
   return html`<nav aria-label="Main">
     <ul>
       <li><a href="#/" class="brand" aria-label="ta home">ta</a></li>
