@@ -132,7 +132,7 @@ scenario('T1 Cluster a two-topic corpus, open a cluster, remove and add back a d
   await page.getByTestId('agg-facts').getByRole('button', { name: 'Filter by TOPIC: sport 6 documents' }).waitFor();
 });
 
-scenario('T2 Delete clusters, ignore and delete a cluster, retrain, delete the clustering', env, async (page, t) => {
+scenario('T2 Move a document, delete clusters, ignore and delete a cluster, edit stop words, retrain, delete the clustering', env, async (page, t) => {
   const c = await api(server, 'POST', `projects/${pid}/clustering/`,
     { description: 'to delete', fields: ['text'], num_cluster: 3, indices: [{ name: INDEX }] }, key);
   if (c.status === 404) {
@@ -147,6 +147,20 @@ scenario('T2 Delete clusters, ignore and delete a cluster, retrain, delete the c
   const table = page.getByTestId('cluster-table');
   await table.locator('tbody tr').nth(2).waitFor();
   const ids = await table.locator('tbody tr').evaluateAll((rs) => rs.map((r) => r.dataset.testid.replace('cluster-row-', '')));
+  // move a document of the first cluster to the second
+  await page.getByRole('link', { name: `Cluster ${ids[0]}`, exact: true }).click();
+  const docs = page.getByTestId('cluster-documents');
+  await docs.locator('tbody tr').first().waitFor();
+  const n = await docs.locator('tbody tr').count();
+  await docs.locator('tbody tr').first().getByRole('checkbox').check();
+  await page.getByRole('button', { name: 'Move selected…' }).click();
+  await dialog(page).getByLabel('Cluster').selectOption(ids[1]);
+  await dialog(page).getByRole('button', { name: 'Move' }).click();
+  await toast(page, 'Documents successfully added to the cluster!');
+  await page.getByTestId('table-count').getByText(`${n - 1} document${n === 2 ? '' : 's'}`, { exact: true }).waitFor();
+  await page.getByRole('link', { name: '← Clusters of to delete' }).click();
+  await page.getByTestId(`cluster-row-${ids[1]}`).waitFor();
+
   await page.getByRole('checkbox', { name: `Select cluster ${ids[0]}` }).check();
   await page.getByRole('button', { name: 'Delete selected clusters (1)' }).click();
   await dialog(page).getByRole('button', { name: 'Delete' }).click();
