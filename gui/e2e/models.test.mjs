@@ -4,7 +4,9 @@
 // Each scenario skips, with the reason, while its collection route answers 404.
 import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, scenario, guiLogin, waitTask, api, apiLogin, ADMIN_PASSWORD, RUN, CSV } from './harness.mjs';
+import {
+  startServer, launchBrowser, scenario, guiLogin, waitTask, api, apiLogin, importFile, ADMIN_PASSWORD, RUN, CSV,
+} from './harness.mjs';
 
 let server;
 let browser;
@@ -12,7 +14,6 @@ let key;
 let pid;
 const env = () => ({ server, browser });
 const INDEX = `e2m_${RUN}`;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 before(async () => {
   server = await startServer();
@@ -22,22 +23,7 @@ before(async () => {
   const p = await api(server, 'POST', 'projects/', { title: `Models ${RUN}`, users: [`/api/v1/users/${me.body.id}/`] }, key);
   assert.equal(p.status, 201, JSON.stringify(p.body));
   pid = p.body.id;
-  const fd = new FormData();
-  fd.append('description', 'models data');
-  fd.append('index', INDEX);
-  fd.append('file', new Blob([CSV], { type: 'text/csv' }), 'e2e.csv');
-  const r = await fetch(`${server.api}/projects/${pid}/dataset_imports/`, { method: 'POST', headers: { Authorization: `Token ${key}` }, body: fd });
-  const imp = await r.json();
-  assert.equal(r.status, 201, JSON.stringify(imp));
-  for (let i = 0; i < 240; i++) {
-    const g = await api(server, 'GET', `projects/${pid}/dataset_imports/${imp.id}/`, undefined, key);
-    if (g.body.task && ['completed', 'failed'].includes(g.body.task.status)) {
-      assert.equal(g.body.task.status, 'completed', JSON.stringify(g.body.task));
-      return;
-    }
-    await sleep(500);
-  }
-  throw new Error('import did not finish');
+  await importFile(server, key, pid, { index: INDEX, name: 'e2e.csv', type: 'text/csv', text: CSV });
 });
 after(async () => {
   if (browser) await browser.close();

@@ -17,16 +17,7 @@ try {
   const key = await apiLogin(server, 'admin', ADMIN_PASSWORD);
   const me = (await api(server, 'GET', 'rest-auth/user/', undefined, key)).body;
   const pid = (await api(server, 'POST', 'projects/', { title: 'Estonian news', users: [`/api/v1/users/${me.id}/`] }, key)).body.id;
-  const fd = new FormData();
-  fd.append('description', 'news sample');
-  fd.append('index', 'news');
-  fd.append('file', new Blob([CSV], { type: 'text/csv' }), 'news.csv');
-  const imp = await (await fetch(`${server.api}/projects/${pid}/dataset_imports/`, { method: 'POST', headers: { Authorization: `Token ${key}` }, body: fd })).json();
-  for (let i = 0; i < 240; i++) {
-    const g = await api(server, 'GET', `projects/${pid}/dataset_imports/${imp.id}/`, undefined, key);
-    if (g.body.task && ['completed', 'failed'].includes(g.body.task.status)) break;
-    await sleep(500);
-  }
+  await importFile(server, key, pid, { index: 'news', name: 'news.csv', type: 'text/csv', text: CSV });
   const t1 = (await api(server, 'POST', `projects/${pid}/regex_taggers/`, { description: 'politsei', lexicon: ['varas', 'röövel', 'vägivald', 'pettus'] }, key)).body;
   const t2 = (await api(server, 'POST', `projects/${pid}/regex_taggers/`, { description: 'tuletõrje', lexicon: ['põleng', 'tulekahju'] }, key)).body;
   const g = (await api(server, 'POST', `projects/${pid}/regex_tagger_groups/`, { description: 'Hädaabi', regex_taggers: [t1.id, t2.id] }, key)).body;

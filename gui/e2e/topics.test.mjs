@@ -2,7 +2,7 @@
 // two-topic corpus made from the create dialog (a bad significant-words regex shown beside its
 // field first), its bars and words, a cluster opened from its bar, a document removed and found
 // again by "more like this cluster", the cluster tagged and the fact seen in Search.
-// Runs against its own fresh `ta serve`; skips, with the reason, while /clustering/ answers 404.
+// Runs against its own fresh `ta serve`.
 import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -34,12 +34,7 @@ const dialog = (page) => page.getByRole('dialog');
 const rowByText = (page, text) => page.locator('tbody tr', { has: page.getByRole('cell', { name: text, exact: true }) });
 const toast = (page, text) => page.getByTestId('toast').filter({ hasText: text }).first().waitFor();
 
-scenario('T1 Cluster a two-topic corpus, open a cluster, remove and add back a document, tag it', env, async (page, t) => {
-  const probe = await api(server, 'GET', `projects/${pid}/clustering/`, undefined, key);
-  if (probe.status === 404) {
-    t.skip('GET /api/v1/projects/{pid}/clustering/ answers 404: not served by this ta yet');
-    return;
-  }
+scenario('T1 Cluster a two-topic corpus, open a cluster, remove and add back a document, tag it', env, async (page) => {
   await guiLogin(page, 'admin', ADMIN_PASSWORD, `/p/${pid}/search`);
   await navTo(page, 'Tools', 'Topic analyzer');
   await page.getByRole('heading', { name: 'Topic analyzer' }).waitFor();
@@ -132,13 +127,9 @@ scenario('T1 Cluster a two-topic corpus, open a cluster, remove and add back a d
   await page.getByTestId('agg-facts').getByRole('button', { name: 'Filter by TOPIC: sport 6 documents' }).waitFor();
 });
 
-scenario('T2 Move a document, delete clusters, ignore and delete a cluster, edit stop words, retrain, delete the clustering', env, async (page, t) => {
+scenario('T2 Move a document, delete clusters, ignore and delete a cluster, edit stop words, retrain, delete the clustering', env, async (page) => {
   const c = await api(server, 'POST', `projects/${pid}/clustering/`,
     { description: 'to delete', fields: ['text'], num_cluster: 3, indices: [{ name: INDEX }] }, key);
-  if (c.status === 404) {
-    t.skip('POST /api/v1/projects/{pid}/clustering/ answers 404: not served by this ta yet');
-    return;
-  }
   assert.equal(c.status, 201, JSON.stringify(c.body));
   await guiLogin(page, 'admin', ADMIN_PASSWORD, `/p/${pid}/tools/topic-analyzer`);
   const row = rowByText(page, 'to delete');
