@@ -71,6 +71,8 @@ scenario('T1 Cluster a two-topic corpus, open a cluster, remove and add back a d
   const row = rowByText(page, 'two topics');
   assert.equal(await waitTask(row), 'completed');
   await row.locator('td[data-col=vectorizer]', { hasText: 'TfIdf Vectorizer' }).waitFor();
+  let bad = await axeSerious(page);
+  assert.deepEqual(bad, [], `topic analyzer list: ${JSON.stringify(bad, null, 1)}`);
 
   // the clustering's picture: one bar per cluster, its name telling size, similarity and words
   await row.getByRole('link', { name: 'two topics' }).click();
@@ -84,7 +86,7 @@ scenario('T1 Cluster a two-topic corpus, open a cluster, remove and add back a d
   const sport = names.findIndex((n) => /football/.test(n));
   assert.ok(sport >= 0 && names.some((n) => /flour|butter|bread/.test(n)), names.join(' | '));
   assert.equal(await page.getByTestId('cluster-table').locator('tbody tr').count(), 2);
-  let bad = await axeSerious(page);
+  bad = await axeSerious(page);
   assert.deepEqual(bad, [], `clustering view: ${JSON.stringify(bad, null, 1)}`);
 
   // open the football cluster from its bar (keyboard): display fields come first

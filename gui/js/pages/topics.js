@@ -32,7 +32,7 @@ export function clusteringFields(pid, choices) {
     { name: 'num_topics', label: 'LSI topics', type: 'integer', default: 50, min: 1, max: 1000, showIf: (v) => v.use_lsi },
     { name: 'significant_words_filter', label: 'Significant words filter', type: 'text', default: '[0-9]+', hint: 'A regex: words it fully matches are not listed.' },
     { name: 'stop_words', label: 'Stop words', type: 'lines', rows: 3, hint: 'One word per line, removed besides the built-in lists.' },
-    { name: 'display_fields', label: 'Display fields', type: 'fields', hint: 'Fields shown first beside the cluster documents.' },
+    { name: 'display_fields', label: 'Display fields', type: 'fields', noFacts: true, hint: 'Fields shown first beside the cluster documents.' },
   ];
 }
 
