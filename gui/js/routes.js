@@ -78,8 +78,11 @@ export function href(name, params = {}, query = {}) {
   return '#' + path + (qs ? '?' + qs : '');
 }
 
-/** Detail pages whose ids belong to one project, and the list each falls back to in another. */
-const PARENT = { lexicon: 'lexicons', clustering: 'topic-analyzer', cluster: 'topic-analyzer' };
+/**
+ * Detail pages and the list page they belong to: the list in another project (ids belong to
+ * one project), and the menu item that is current on them.
+ */
+export const PARENT = { lexicon: 'lexicons', clustering: 'topic-analyzer', cluster: 'topic-analyzer' };
 
 /** The same page for another project (project selector, gui.md §2.2). */
 export function switchProject(route, pid) {

@@ -3,7 +3,7 @@
 import { html, useEffect, useRef } from '../preact.js';
 import { useAppState } from './hooks.js';
 import { setState, toast } from '../state.js';
-import { href, switchProject } from '../routes.js';
+import { href, switchProject, PARENT } from '../routes.js';
 import { logout, navigate } from '../session.js';
 
 const MODELS = [
@@ -14,8 +14,6 @@ const TOOLS = [
   ['dataset-import', 'Dataset import'], ['anonymizers', 'Anonymizers'], ['mlp', 'Language processing (MLP)'],
   ['mlp-index', 'MLP on indices'], ['topic-analyzer', 'Topic analyzer'],
 ];
-/** Pages under a menu item: a clustering and a cluster belong to the Topic analyzer. */
-const UNDER = { lexicon: 'lexicons', clustering: 'topic-analyzer', cluster: 'topic-analyzer' };
 
 function ProjectLink({ name, label, pid, current, onDone }) {
   const target = pid ? href(name, { pid }) : '#/';
@@ -27,7 +25,7 @@ function ProjectLink({ name, label, pid, current, onDone }) {
     }
     if (onDone) onDone();
   };
-  const active = current === name || UNDER[current] === name;
+  const active = current === name || PARENT[current] === name;
   return html`<a href=${target} onClick=${onClick} aria-current=${active ? 'page' : null}>${label}</a>`;
 }
 
@@ -76,7 +74,7 @@ export function Nav() {
     }
   };
   const inModels = MODELS.some(([n]) => n === route.name);
-  const inTools = TOOLS.some(([n]) => n === route.name || n === UNDER[route.name]);
+  const inTools = TOOLS.some(([n]) => n === route.name || n === PARENT[route.name]);
   return html`<nav aria-label="Main">
     <ul>
       <li><a href="#/" class="brand" aria-label="ta home">ta</a></li>
