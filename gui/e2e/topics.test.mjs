@@ -191,3 +191,22 @@ scenario('T2 Move a document, delete clusters, ignore and delete a cluster, edit
   await toast(page, 'Deleted clustering to delete.');
   assert.equal((await api(server, 'GET', `projects/${pid}/clustering/${c.body.id}/`, undefined, key)).status, 404);
 });
+
+scenario('T3 A large cluster shows its documents 100 at a time', env, async (page) => {
+  const index = `${INDEX}_big`;
+  const text = Array.from({ length: 150 }, (_, i) => JSON.stringify({ text: i % 2 ? 'sunny weather report' : 'rainy storm forecast' })).join('\n') + '\n';
+  await importFile(server, key, pid, { index, name: 'big.jsonl', type: 'application/x-ndjson', text });
+  const c = await api(server, 'POST', `projects/${pid}/clustering/`,
+    { description: 'one big', fields: ['text'], num_cluster: 1, indices: [{ name: index }], document_limit: 1000 }, key);
+  assert.equal(c.status, 201, JSON.stringify(c.body));
+  await guiLogin(page, 'admin', ADMIN_PASSWORD, `/p/${pid}/tools/topic-analyzer`);
+  assert.equal(await waitTask(rowByText(page, 'one big')), 'completed');
+  await rowByText(page, 'one big').getByRole('link', { name: 'one big' }).click();
+  await page.getByTestId('cluster-bars').getByRole('link', { name: /^Cluster \d+: 150 documents, / }).click();
+  const rows = page.getByTestId('cluster-documents').locator('tbody tr');
+  await page.getByTestId('table-count').getByText('150 documents').waitFor();
+  assert.equal(await rows.count(), 100);
+  await page.getByRole('button', { name: 'Show 50 more (50 not shown)' }).click();
+  await rows.nth(149).waitFor();
+  assert.equal(await page.getByRole('button', { name: /^Show \d+ more/ }).count(), 0);
+});

@@ -1,5 +1,5 @@
 // One cluster of a clustering (collection.md §5.3 detail, §5.5 operations): its figures and
-// documents (display fields first), document selection with remove and move to another
+// documents (display fields first, 100 at a time), document selection with remove and move to another
 // cluster, "more like this cluster" with add to cluster, tag the cluster with a fact, ignore
 // and delete, delete.
 import { html, useState } from '../preact.js';
@@ -13,6 +13,9 @@ import { useAsync } from '../components/hooks.js';
 import { ConfirmDialog } from '../components/dialog.js';
 import { FormDialog, FormSummary } from '../components/form.js';
 import { useClustering } from './clustering.js';
+
+/** Documents drawn at first and added by each "Show more": a cluster may hold thousands. */
+const STEP = 100;
 
 /** Documents with a checkbox each; `docs` are `{id, index, content}`. */
 function DocumentsTable({ testid, caption, docs, columns, selected, setSelected }) {
@@ -86,6 +89,7 @@ export function ClusterPage({ route }) {
   const { clustering, view } = useClustering(pid, cid);
   const detail = useAsync(() => get(base), [pid, cid, id]);
   const [selected, setSelected] = useState(() => new Set());
+  const [shown, setShown] = useState(STEP);
   const [dialog, setDialog] = useState(null);
   const [actionError, setActionError] = useState(null);
   const back = html`<p><a href=${href('clustering', { pid, id: cid })}>← Clusters${clustering ? ' of ' + clustering.description : ''}</a></p>`;
@@ -155,8 +159,10 @@ export function ClusterPage({ route }) {
       <span class="count" data-testid="table-count">${docs.length} document${docs.length === 1 ? '' : 's'}</span>
     </div>
     ${actionError ? html`<${FormSummary} messages=${[actionError]} />` : null}
-    ${docs.length ? html`<${DocumentsTable} testid="cluster-documents" caption="Cluster documents" docs=${docs}
+    ${docs.length ? html`<${DocumentsTable} testid="cluster-documents" caption="Cluster documents" docs=${docs.slice(0, shown)}
       columns=${columns} selected=${selected} setSelected=${setSelected} />` : html`<p class="empty">No documents.</p>`}
+    ${docs.length > shown ? html`<p><button type="button" class="secondary" onClick=${() => setShown(shown + STEP)}>
+      Show ${Math.min(STEP, docs.length - shown)} more (${docs.length - shown} not shown)</button></p>` : null}
     <${MoreLike} base=${base} columns=${columns} onAdded=${detail.reload} />
     ${dialog ? dialogs[dialog]() : null}
   </section>`;
