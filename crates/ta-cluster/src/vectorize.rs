@@ -48,7 +48,8 @@ impl Model {
             idf,
             lsi: None,
         };
-        if let Some(topics) = lsi_topics {
+        // an empty dictionary leaves nothing to project
+        if let Some(topics) = lsi_topics.filter(|_| !model.dictionary.is_empty()) {
             let weighted = model.weighted(docs);
             let (projection, _, topics) = right_singular_vectors(&weighted, topics, seed);
             model.lsi = Some(Lsi { topics, projection });
