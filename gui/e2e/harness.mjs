@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { test } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { startStaticProxy } from './static-proxy.mjs';
@@ -265,4 +265,29 @@ export async function importFile(server, key, pid, { index, name, type, text }) 
     await sleep(500);
   }
   throw new Error(`import of ${name} did not finish`);
+}
+
+/**
+ * A test file's world: a fresh server and browser, the admin's API key and a project of the
+ * admin's titled `title`, made in `before` (then `setup(world)` runs) and closed in `after`.
+ * The object's fields are set once `before` has run; pass `() => world` to `scenario`.
+ * @returns {{server:any, browser:any, key:string, pid:number}}
+ */
+export function projectWorld(title, setup = async () => {}) {
+  const world = {};
+  before(async () => {
+    world.server = await startServer();
+    world.browser = await launchBrowser();
+    world.key = await apiLogin(world.server, 'admin', ADMIN_PASSWORD);
+    const me = await api(world.server, 'GET', 'rest-auth/user/', undefined, world.key);
+    const p = await api(world.server, 'POST', 'projects/', { title, users: [`/api/v1/users/${me.body.id}/`] }, world.key);
+    assert.equal(p.status, 201, JSON.stringify(p.body));
+    world.pid = p.body.id;
+    await setup(world);
+  });
+  after(async () => {
+    if (world.browser) await world.browser.close();
+    if (world.server) await world.server.stop();
+  });
+  return world;
 }

@@ -1,41 +1,27 @@
 // E2E scenarios of the Topic analyzer page (collection.md §5): a clustering over a small
 // two-topic corpus made from the create dialog (a bad significant-words regex shown beside its
 // field first), its bars and words, a cluster opened from its bar, a document removed and found
-// again by "more like this cluster", the cluster tagged and the fact seen in Search.
-// Runs against its own fresh `ta serve`.
-import { before, after } from 'node:test';
+// again by "more like this cluster", the cluster tagged and the fact seen in Search (T1); moving
+// documents, deleting clusters, ignore and delete, stop words, retrain, delete (T2); a large
+// cluster drawn 100 documents at a time (T3). Runs against its own fresh `ta serve`.
 import assert from 'node:assert/strict';
 import {
-  startServer, launchBrowser, scenario, guiLogin, waitTask, navTo, api, apiLogin, axeSerious, importFile, ADMIN_PASSWORD, RUN, TOPICS_JSONL,
+  scenario, guiLogin, waitTask, navTo, api, axeSerious, importFile, projectWorld, ADMIN_PASSWORD, RUN, TOPICS_JSONL,
 } from './harness.mjs';
 
-let server;
-let browser;
-let key;
-let pid;
-const env = () => ({ server, browser });
 const INDEX = `e2t_${RUN}`;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-  key = await apiLogin(server, 'admin', ADMIN_PASSWORD);
-  const me = await api(server, 'GET', 'rest-auth/user/', undefined, key);
-  const p = await api(server, 'POST', 'projects/', { title: `Topics ${RUN}`, users: [`/api/v1/users/${me.body.id}/`] }, key);
-  assert.equal(p.status, 201, JSON.stringify(p.body));
-  pid = p.body.id;
-  await importFile(server, key, pid, { index: INDEX, name: 'topics.jsonl', type: 'application/x-ndjson', text: TOPICS_JSONL });
-});
-after(async () => {
-  if (browser) await browser.close();
-  if (server) await server.stop();
-});
+const world = projectWorld(`Topics ${RUN}`, ({ server, key, pid }) => importFile(server, key, pid,
+  { index: INDEX, name: 'topics.jsonl', type: 'application/x-ndjson', text: TOPICS_JSONL }));
+const env = () => world;
+/** The API as the admin: `call('GET', 'projects/1/clustering/')`. */
+const call = (method, p, body) => api(world.server, method, p, body, world.key);
 
 const dialog = (page) => page.getByRole('dialog');
 const rowByText = (page, text) => page.locator('tbody tr', { has: page.getByRole('cell', { name: text, exact: true }) });
 const toast = (page, text) => page.getByTestId('toast').filter({ hasText: text }).first().waitFor();
 
 scenario('T1 Cluster a two-topic corpus, open a cluster, remove and add back a document, tag it', env, async (page) => {
-  await guiLogin(page, 'admin', ADMIN_PASSWORD, `/p/${pid}/search`);
+  await guiLogin(page, 'admin', ADMIN_PASSWORD, `/p/${world.pid}/search`);
   await navTo(page, 'Tools', 'Topic analyzer');
   await page.getByRole('heading', { name: 'Topic analyzer' }).waitFor();
   await page.getByRole('button', { name: 'Create', exact: true }).first().click();
@@ -130,10 +116,10 @@ scenario('T1 Cluster a two-topic corpus, open a cluster, remove and add back a d
 });
 
 scenario('T2 Move a document, delete clusters, ignore and delete a cluster, edit stop words, retrain, delete the clustering', env, async (page) => {
-  const c = await api(server, 'POST', `projects/${pid}/clustering/`,
-    { description: 'to delete', fields: ['text'], num_cluster: 3, indices: [{ name: INDEX }] }, key);
+  const c = await call('POST', `projects/${world.pid}/clustering/`,
+    { description: 'to delete', fields: ['text'], num_cluster: 3, indices: [{ name: INDEX }] });
   assert.equal(c.status, 201, JSON.stringify(c.body));
-  await guiLogin(page, 'admin', ADMIN_PASSWORD, `/p/${pid}/tools/topic-analyzer`);
+  await guiLogin(page, 'admin', ADMIN_PASSWORD, `/p/${world.pid}/tools/topic-analyzer`);
   const row = rowByText(page, 'to delete');
   assert.equal(await waitTask(row), 'completed');
   await row.getByRole('link', { name: 'to delete' }).click();
@@ -168,7 +154,7 @@ scenario('T2 Move a document, delete clusters, ignore and delete a cluster, edit
   await page.getByRole('heading', { name: 'Clustering: to delete' }).waitFor();
   await page.getByTestId('cluster-row-' + ids[2]).waitFor();
   assert.equal(await table.locator('tbody tr').count(), 1);
-  const got = await api(server, 'GET', `projects/${pid}/clustering/${c.body.id}/`, undefined, key);
+  const got = await call('GET', `projects/${world.pid}/clustering/${c.body.id}/`);
   assert.ok(got.body.ignored_ids.length > 0);
 
   // edit the stop words, then retrain from the clustering page
@@ -178,7 +164,7 @@ scenario('T2 Move a document, delete clusters, ignore and delete a cluster, edit
   await dialog(page).getByLabel('Stop words').fill('the\nmatch');
   await dialog(page).getByRole('button', { name: 'Save' }).click();
   await toast(page, 'Saved clustering to delete.');
-  assert.deepEqual((await api(server, 'GET', `projects/${pid}/clustering/${c.body.id}/`, undefined, key)).body.stop_words, ['the', 'match']);
+  assert.deepEqual((await call('GET', `projects/${world.pid}/clustering/${c.body.id}/`)).body.stop_words, ['the', 'match']);
   await page.getByRole('button', { name: 'Actions for to delete' }).click();
   await page.getByRole('button', { name: 'Retrain', exact: true }).click();
   await dialog(page).getByRole('button', { name: 'Retrain' }).click();
@@ -189,17 +175,17 @@ scenario('T2 Move a document, delete clusters, ignore and delete a cluster, edit
   await page.getByRole('button', { name: 'Delete', exact: true }).click();
   await dialog(page).getByRole('button', { name: 'Delete' }).click();
   await toast(page, 'Deleted clustering to delete.');
-  assert.equal((await api(server, 'GET', `projects/${pid}/clustering/${c.body.id}/`, undefined, key)).status, 404);
+  assert.equal((await call('GET', `projects/${world.pid}/clustering/${c.body.id}/`)).status, 404);
 });
 
 scenario('T3 A large cluster shows its documents 100 at a time', env, async (page) => {
   const index = `${INDEX}_big`;
   const text = Array.from({ length: 150 }, (_, i) => JSON.stringify({ text: i % 2 ? 'sunny weather report' : 'rainy storm forecast' })).join('\n') + '\n';
-  await importFile(server, key, pid, { index, name: 'big.jsonl', type: 'application/x-ndjson', text });
-  const c = await api(server, 'POST', `projects/${pid}/clustering/`,
-    { description: 'one big', fields: ['text'], num_cluster: 1, indices: [{ name: index }], document_limit: 1000 }, key);
+  await importFile(world.server, world.key, world.pid, { index, name: 'big.jsonl', type: 'application/x-ndjson', text });
+  const c = await call('POST', `projects/${world.pid}/clustering/`,
+    { description: 'one big', fields: ['text'], num_cluster: 1, indices: [{ name: index }], document_limit: 1000 });
   assert.equal(c.status, 201, JSON.stringify(c.body));
-  await guiLogin(page, 'admin', ADMIN_PASSWORD, `/p/${pid}/tools/topic-analyzer`);
+  await guiLogin(page, 'admin', ADMIN_PASSWORD, `/p/${world.pid}/tools/topic-analyzer`);
   assert.equal(await waitTask(rowByText(page, 'one big')), 'completed');
   await rowByText(page, 'one big').getByRole('link', { name: 'one big' }).click();
   await page.getByTestId('cluster-bars').getByRole('link', { name: /^Cluster \d+: 150 documents, / }).click();
