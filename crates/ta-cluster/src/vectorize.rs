@@ -168,6 +168,17 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_dictionary_gives_rows_without_dimensions_with_or_without_lsi() {
+        // every token is in more than 80 % of the documents
+        let corpus = docs(&["a b", "a b", "a b"]);
+        for lsi in [None, Some(2)] {
+            let m = Model::fit(&corpus, 100, Weighting::TfIdf, lsi, 10);
+            assert!(m.dictionary.is_empty() && m.lsi.is_none());
+            assert_eq!((m.transform(&corpus).dim(), m.transform(&corpus).nnz()), (0, 0));
+        }
+    }
+
+    #[test]
     fn embedding_rows_average_the_known_words() {
         let lookup = |w: &str| match w {
             "a" => Some(vec![2.0, 0.0]),
