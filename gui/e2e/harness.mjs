@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { test } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { startStaticProxy } from './static-proxy.mjs';
@@ -30,6 +30,16 @@ export const CSV = [
   '"Eile kell 10 õhtul sisenes röövel keemiatehasesse.",krimi',
   '"Ilus päikseline ilm jätkub kogu nädala.",ilm',
 ].join('\n') + '\n';
+
+/** Two topics, six short documents each (sport, then baking), with a title: the topic analyzer's corpus. */
+export const TOPICS_JSONL = [
+  ...['football match goal team', 'team scored a goal in the football match', 'the football team won the match',
+    'goal after goal the team celebrated', 'match report football team coach', 'the coach praised the football team']
+    .map((text, i) => ({ text, title: `sport ${i + 1}` })),
+  ...['bake bread with flour and butter', 'the recipe needs flour sugar butter', 'oven bread recipe flour',
+    'butter and sugar make the cake recipe', 'bake the cake in the oven', 'fresh bread from the oven with butter']
+    .map((text, i) => ({ text, title: `food ${i + 1}` })),
+].map((d) => JSON.stringify(d)).join('\n') + '\n';
 
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -271,4 +281,52 @@ export async function axeSerious(page) {
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) }));
   });
   return res.filter((v) => v.impact === 'critical' || v.impact === 'serious');
+}
+
+/**
+ * Imports a file into a new index of project `pid` through dataset_imports and waits for it.
+ * @param {{index:string, name:string, type:string, text:string}} file
+ */
+export async function importFile(server, key, pid, { index, name, type, text }) {
+  const fd = new FormData();
+  fd.append('description', `import ${name}`);
+  fd.append('index', index);
+  fd.append('file', new Blob([text], { type }), name);
+  const r = await fetch(`${server.api}/projects/${pid}/dataset_imports/`, { method: 'POST', headers: { Authorization: `Token ${key}` }, body: fd });
+  const imp = await r.json();
+  assert.equal(r.status, 201, JSON.stringify(imp));
+  for (let i = 0; i < 240; i++) {
+    const g = await api(server, 'GET', `projects/${pid}/dataset_imports/${imp.id}/`, undefined, key);
+    if (g.body.task && ['completed', 'failed'].includes(g.body.task.status)) {
+      assert.equal(g.body.task.status, 'completed', JSON.stringify(g.body.task));
+      return;
+    }
+    await sleep(500);
+  }
+  throw new Error(`import of ${name} did not finish`);
+}
+
+/**
+ * A test file's world: a fresh server and browser, the admin's API key and a project of the
+ * admin's titled `title`, made in `before` (then `setup(world)` runs) and closed in `after`.
+ * The object's fields are set once `before` has run; pass `() => world` to `scenario`.
+ * @returns {{server:any, browser:any, key:string, pid:number}}
+ */
+export function projectWorld(title, setup = async () => {}) {
+  const world = {};
+  before(async () => {
+    world.server = await startServer();
+    world.browser = await launchBrowser();
+    world.key = await apiLogin(world.server, 'admin', ADMIN_PASSWORD);
+    const me = await api(world.server, 'GET', 'rest-auth/user/', undefined, world.key);
+    const p = await api(world.server, 'POST', 'projects/', { title, users: [`/api/v1/users/${me.body.id}/`] }, world.key);
+    assert.equal(p.status, 201, JSON.stringify(p.body));
+    world.pid = p.body.id;
+    await setup(world);
+  });
+  after(async () => {
+    if (world.browser) await world.browser.close();
+    if (world.server) await world.server.stop();
+  });
+  return world;
 }

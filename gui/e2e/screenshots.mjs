@@ -1,10 +1,12 @@
 // Takes the documentation screenshots (login, projects, search, regex taggers, reindexer,
-// index splitter) into
+// index splitter, topic analyzer) into
 // docs/screenshots/ against a fresh `ta serve` (TA_BIN) filled through the API.
 // Run: node gui/e2e/screenshots.mjs
 import fs from 'node:fs';
 import path from 'node:path';
-import { startServer, launchBrowser, api, apiLogin, guiLogin, open, projectWithIndex, REPO, ADMIN_PASSWORD } from './harness.mjs';
+import {
+  startServer, launchBrowser, api, apiLogin, guiLogin, open, projectWithIndex, importFile, REPO, ADMIN_PASSWORD, TOPICS_JSONL,
+} from './harness.mjs';
 
 const OUT = path.join(REPO, 'docs', 'screenshots');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -19,6 +21,9 @@ try {
   const t2 = (await api(server, 'POST', `projects/${pid}/regex_taggers/`, { description: 'tuletõrje', lexicon: ['põleng', 'tulekahju'] }, key)).body;
   const g = (await api(server, 'POST', `projects/${pid}/regex_tagger_groups/`, { description: 'Hädaabi', regex_taggers: [t1.id, t2.id] }, key)).body;
   await api(server, 'POST', `projects/${pid}/regex_tagger_groups/${g.id}/apply_tagger_group/`, { description: 'apply', fields: ['text'] }, key);
+  await importFile(server, key, pid, { index: 'topics', name: 'topics.jsonl', type: 'application/x-ndjson', text: TOPICS_JSONL });
+  const cl = (await api(server, 'POST', `projects/${pid}/clustering/`,
+    { description: 'sport and baking', indices: [{ name: 'topics' }], fields: ['text'], num_cluster: 2, display_fields: ['title'] }, key)).body;
   await sleep(3000);
 
   const context = await browser.browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 800 } });
@@ -64,6 +69,14 @@ try {
   await page.getByTestId('doc-count').first().waitFor();
   for (const b of await page.getByRole('button', { name: 'Dismiss notice' }).all()) await b.click();
   await page.screenshot({ path: path.join(OUT, 'index-splitter.png') });
+  await open(page, `/p/${pid}/tools/topic-analyzer/${cl.id}`);
+  await page.getByTestId('cluster-bars').waitFor();
+  await sleep(300);
+  await page.screenshot({ path: path.join(OUT, 'topic-analyzer.png') });
+  await page.getByTestId('cluster-bars').getByRole('link').first().click();
+  await page.getByTestId('cluster-documents').waitFor();
+  await sleep(300);
+  await page.screenshot({ path: path.join(OUT, 'topic-analyzer-cluster.png') });
   await context.close();
   console.log(`screenshots in ${OUT}`);
 } finally {

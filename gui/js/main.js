@@ -27,6 +27,9 @@ import { MlpIndexPage } from './pages/mlpindex.js';
 import { ReindexerPage } from './pages/reindexer.js';
 import { IndexSplitterPage } from './pages/indexsplitter.js';
 import { EvaluatorsPage } from './pages/evaluators.js';
+import { TopicAnalyzerPage } from './pages/topics.js';
+import { ClusteringPage } from './pages/clustering.js';
+import { ClusterPage } from './pages/cluster.js';
 import { UsersPage } from './pages/users.js';
 
 const PAGES = {
@@ -50,6 +53,9 @@ const PAGES = {
   reindexer: ReindexerPage,
   'index-splitter': IndexSplitterPage,
   evaluators: EvaluatorsPage,
+  'topic-analyzer': TopicAnalyzerPage,
+  clustering: ClusteringPage,
+  cluster: ClusterPage,
   users: UsersPage,
 };
 
@@ -63,7 +69,7 @@ function App() {
   if (!s.booted || !r) return html`<p aria-busy="true">Loading…</p>`;
   if (r.auth && !s.user) return html`<p aria-busy="true">Redirecting…</p>`;
   const Page = PAGES[r.name] || NotFound;
-  return html`<${Page} key=${`${r.name}:${r.params.pid || ''}:${r.params.id || ''}`} route=${r} />`;
+  return html`<${Page} key=${`${r.name}:${r.params.pid || ''}:${r.params.id || ''}:${r.params.cluster || ''}`} route=${r} />`;
 }
 
 let checkedProject = null;

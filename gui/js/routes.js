@@ -23,6 +23,9 @@ export const ROUTES = [
   { pattern: '/p/:pid/tools/reindexer', name: 'reindexer', title: 'Reindexer', auth: true, project: true },
   { pattern: '/p/:pid/tools/index-splitter', name: 'index-splitter', title: 'Index splitter', auth: true, project: true },
   { pattern: '/p/:pid/tools/evaluators', name: 'evaluators', title: 'Evaluators', auth: true, project: true },
+  { pattern: '/p/:pid/tools/topic-analyzer', name: 'topic-analyzer', title: 'Topic analyzer', auth: true, project: true },
+  { pattern: '/p/:pid/tools/topic-analyzer/:id', name: 'clustering', title: 'Clustering', auth: true, project: true },
+  { pattern: '/p/:pid/tools/topic-analyzer/:id/clusters/:cluster', name: 'cluster', title: 'Cluster', auth: true, project: true },
   { pattern: '/admin/users', name: 'users', title: 'User management', auth: true },
 ];
 
@@ -59,7 +62,7 @@ export function parseRoute(hash) {
     for (let i = 0; i < ps.length; i++) {
       if (ps[i].startsWith(':')) {
         const v = decode(segs[i]);
-        if ((ps[i] === ':pid' || ps[i] === ':id') && !/^\d+$/.test(v)) { ok = false; break; }
+        if (['pid', 'id', 'cluster'].includes(ps[i].slice(1)) && !/^\d+$/.test(v)) { ok = false; break; }
         params[ps[i].slice(1)] = v;
       } else if (ps[i] !== segs[i]) { ok = false; break; }
     }
@@ -78,10 +81,16 @@ export function href(name, params = {}, query = {}) {
   return '#' + path + (qs ? '?' + qs : '');
 }
 
+/**
+ * Detail pages and the list page they belong to: the list in another project (ids belong to
+ * one project), and the menu item that is current on them.
+ */
+export const PARENT = { lexicon: 'lexicons', clustering: 'topic-analyzer', cluster: 'topic-analyzer' };
+
 /** The same page for another project (project selector, gui.md §2.2). */
 export function switchProject(route, pid) {
   if (!route.project) return null;
-  const name = route.name === 'lexicon' ? 'lexicons' : route.name;
+  const name = PARENT[route.name] || route.name;
   return href(name, { ...route.params, pid });
 }
 

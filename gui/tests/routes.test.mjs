@@ -52,3 +52,14 @@ test('loginHref keeps the route to return to', () => {
   assert.equal(loginHref('/'), '#/login');
   assert.equal(loginHref('/login?next=x'), '#/login');
 });
+
+test('topic analyzer routes: list, clustering, cluster; another project falls back to the list', () => {
+  const r = parseRoute('#/p/3/tools/topic-analyzer/5/clusters/12?poll=500');
+  assert.equal(r.name, 'cluster');
+  assert.deepEqual(r.params, { pid: '3', id: '5', cluster: '12' });
+  assert.equal(parseRoute('#/p/3/tools/topic-analyzer/5').name, 'clustering');
+  assert.equal(parseRoute('#/p/3/tools/topic-analyzer/5/clusters/x').name, 'notfound');
+  assert.equal(href('cluster', { pid: 3, id: 5, cluster: 12 }), '#/p/3/tools/topic-analyzer/5/clusters/12');
+  assert.equal(switchProject(r, 4), '#/p/4/tools/topic-analyzer');
+  assert.equal(switchProject(parseRoute('#/p/3/tools/topic-analyzer/5'), 4), '#/p/4/tools/topic-analyzer');
+});

@@ -26,6 +26,8 @@ use std::sync::{Arc, OnceLock};
 pub const SEED: u64 = 10;
 /// Documents read per batch while scrolling.
 const SCROLL_BATCH: usize = 1000;
+/// Why a run whose dictionary came out empty fails (every document would be a zero vector).
+const NO_WORDS: &str = "no words to cluster by: each is a stop word, a number, 1 character long or in over 80 % of documents";
 
 /// `clustering_algorithm`.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
@@ -485,6 +487,9 @@ impl Engine {
             }
         };
         let rows = vectorizing.rows(&tokens);
+        if rows.dim() == 0 {
+            return Err(Error::BadRequest(NO_WORDS.into()));
+        }
         let algorithm = match s.clustering_algorithm {
             ClusteringAlgorithm::KMeans => tc::Algorithm::KMeans,
             ClusteringAlgorithm::MiniBatchKMeans => tc::Algorithm::MiniBatchKMeans,

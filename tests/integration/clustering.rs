@@ -9,6 +9,8 @@ use crate::reindexer::put_docs;
 use common::Server;
 use serde_json::{json, Value};
 
+const NO_WORDS: &str = "no words to cluster by: each is a stop word, a number, 1 character long or in over 80 % of documents";
+
 /// Texts of the sport documents `s1`..`s6` and the cooking documents `c1`..`c6`.
 const SPORT: [&str; 6] = [
     "Football goal team 2020",
@@ -426,6 +428,14 @@ fn settings_are_validated_and_bad_runs_fail_with_the_reason() {
         failed(json!({"query": {"query": {"match": {"text": "nothing"}}}})),
         json!("[\"no documents found\"]")
     );
+    // Every word filtered out (here as stop words, with and without LSI): no vectors to cluster.
+    let all_words = json!(["football", "goal", "team", "player", "stadium", "recipe", "oven", "flour", "sugar", "dough"]);
+    for use_lsi in [false, true] {
+        assert_eq!(
+            failed(json!({"stop_words": all_words, "use_lsi": use_lsi, "num_cluster": 1})),
+            json!(format!("[\"{NO_WORDS}\"]"))
+        );
+    }
     // PATCH stores settings without clustering again.
     let id = clustered(&s, &t, pk, json!({}))["id"].as_i64().unwrap();
     let before = s.get(&format!("{p}{id}/view_clusters/"), Some(&t)).ok(200);

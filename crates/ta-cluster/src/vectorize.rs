@@ -48,7 +48,8 @@ impl Model {
             idf,
             lsi: None,
         };
-        if let Some(topics) = lsi_topics {
+        // an empty dictionary leaves nothing to project
+        if let Some(topics) = lsi_topics.filter(|_| !model.dictionary.is_empty()) {
             let weighted = model.weighted(docs);
             let (projection, _, topics) = right_singular_vectors(&weighted, topics, seed);
             model.lsi = Some(Lsi { topics, projection });
@@ -164,6 +165,17 @@ mod tests {
         // Documents of one vocabulary are close, of the two far apart.
         let cos = |a: usize, b: usize| rows.dot_rows(a, &rows, b) / (rows.norm2(a) * rows.norm2(b)).sqrt();
         assert!(cos(0, 2) > 0.9 && cos(3, 5) > 0.9 && cos(0, 3).abs() < 0.1, "{rows:?}");
+    }
+
+    #[test]
+    fn an_empty_dictionary_gives_rows_without_dimensions_with_or_without_lsi() {
+        // every token is in more than 80 % of the documents
+        let corpus = docs(&["a b", "a b", "a b"]);
+        for lsi in [None, Some(2)] {
+            let m = Model::fit(&corpus, 100, Weighting::TfIdf, lsi, 10);
+            assert!(m.dictionary.is_empty() && m.lsi.is_none());
+            assert_eq!((m.transform(&corpus).dim(), m.transform(&corpus).nnz()), (0, 0));
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 import { html, useEffect, useRef } from '../preact.js';
 import { useAppState } from './hooks.js';
 import { setState, toast } from '../state.js';
-import { href, switchProject } from '../routes.js';
+import { href, switchProject, PARENT } from '../routes.js';
 import { logout, navigate } from '../session.js';
 
 const MODELS = [
@@ -13,6 +13,7 @@ const MODELS = [
 const TOOLS = [
   ['dataset-import', 'Dataset import'], ['anonymizers', 'Anonymizers'], ['mlp', 'Language processing (MLP)'],
   ['mlp-index', 'MLP on indices'], ['reindexer', 'Reindexer'], ['index-splitter', 'Index splitter'], ['evaluators', 'Evaluators'],
+  ['topic-analyzer', 'Topic analyzer'],
 ];
 
 function ProjectLink({ name, label, pid, current, onDone }) {
@@ -25,7 +26,7 @@ function ProjectLink({ name, label, pid, current, onDone }) {
     }
     if (onDone) onDone();
   };
-  const active = current === name || (name === 'lexicons' && current === 'lexicon');
+  const active = current === name || PARENT[current] === name;
   return html`<a href=${target} onClick=${onClick} aria-current=${active ? 'page' : null}>${label}</a>`;
 }
 
@@ -74,7 +75,7 @@ export function Nav() {
     }
   };
   const inModels = MODELS.some(([n]) => n === route.name);
-  const inTools = TOOLS.some(([n]) => n === route.name);
+  const inTools = TOOLS.some(([n]) => n === route.name || n === PARENT[route.name]);
   return html`<nav aria-label="Main">
     <ul>
       <li><a href="#/" class="brand" aria-label="ta home">ta</a></li>
