@@ -115,7 +115,12 @@ fn torchtagger_trains_tags_and_travels() {
     assert_eq!(s.get(plot.strip_prefix(&s.base).unwrap(), None).header("content-type"), "image/png");
     assert_eq!(
         shown,
-        expected(json!("<set>"), json!(common::unkeyed(plot)), shown["task"].clone(), done["epoch_reports"].clone())
+        expected(
+            json!("<set>"),
+            json!(common::unkeyed(plot)),
+            shown["task"].clone(),
+            done["epoch_reports"].clone()
+        )
     );
     assert_eq!(
         (
