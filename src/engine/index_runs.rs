@@ -186,7 +186,10 @@ impl Engine {
                         next_commit = Instant::now() + COMMIT_EVERY;
                     }
                 }
-                commit(&mut loaders, &mut pending)
+                match pending {
+                    0 => Ok(()),
+                    _ => commit(&mut loaders, &mut pending),
+                }
             });
             let scanned = self.scan_documents(&selection.indices, &selection.query, batch.max(1), &mut |hits| {
                 let outcomes = run(&hits)?;

@@ -311,7 +311,10 @@ impl Server {
         loop {
             let v = self.get(path, Some(token)).ok(200);
             if matches!(v["task"]["status"].as_str(), Some("completed" | "failed")) {
-                return v;
+                // An answer reads the resource, then its task: the one that first shows the
+                // task ended may hold the resource as it was just before the run stored its
+                // results. The next answer holds them.
+                return self.get(path, Some(token)).ok(200);
             }
             assert!(Instant::now() < deadline, "task did not finish: {v}");
             std::thread::sleep(Duration::from_millis(50));
