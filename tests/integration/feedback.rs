@@ -4,7 +4,7 @@
 //! `feedback/`; records going with their model; and `ta tagger feedback` / `ta project
 //! feedback` locally and remotely alike.
 use crate::common;
-use crate::models::{corpus, create_body, setup};
+use crate::models::{corpus, create_body, setup, train_from_file};
 
 use common::{normalize, ta, Server};
 use serde_json::{json, Value};
@@ -122,26 +122,7 @@ fn cli_feedback_locally_and_remotely_alike() {
     let file = dir.path().join("labelled.jsonl");
     std::fs::write(&file, corpus()).unwrap();
     ta(&data, &["project", "create", "--title", "p"]).ok();
-    let file = file.to_str().unwrap();
-    let train = [
-        "tagger",
-        "train",
-        "--project",
-        "1",
-        "--description",
-        "crime",
-        "--field",
-        "text",
-        "--label-field",
-        "label",
-        "--positive",
-        "crime",
-        "--vectorizer",
-        "count",
-        "--file",
-        file,
-    ];
-    assert_eq!(ta(&data, &train).ok()["task"]["status"], "completed");
+    assert_eq!(train_from_file(&data, &file)["task"]["status"], "completed");
     let kept = ta(&data, &["tagger", "tag-text", "1", "politsei otsib varast", "--feedback"]).ok();
     let fid = kept["feedback"]["id"].as_str().unwrap().to_string();
     assert_eq!(

@@ -308,6 +308,30 @@ fn tagger_validation_and_no_model() {
     );
 }
 
+/// `ta tagger train` of tagger `crime` in project 1 from the labelled `file` (count vectors).
+pub fn train_from_file(data: &std::path::Path, file: &std::path::Path) -> Value {
+    let file = file.to_str().unwrap();
+    let args = [
+        "tagger",
+        "train",
+        "--project",
+        "1",
+        "--description",
+        "crime",
+        "--field",
+        "text",
+        "--label-field",
+        "label",
+        "--positive",
+        "crime",
+        "--vectorizer",
+        "count",
+        "--file",
+        file,
+    ];
+    ta(data, &args).ok()
+}
+
 #[test]
 fn cli_trains_from_a_file_and_tags_locally_and_remotely_alike() {
     let dir = tempfile::tempdir().unwrap();
@@ -316,28 +340,7 @@ fn cli_trains_from_a_file_and_tags_locally_and_remotely_alike() {
     std::fs::write(&file, corpus()).unwrap();
     ta(&data, &["init"]).ok();
     ta(&data, &["project", "create", "--title", "p"]).ok();
-    let trained = ta(
-        &data,
-        &[
-            "tagger",
-            "train",
-            "--project",
-            "1",
-            "--description",
-            "crime",
-            "--field",
-            "text",
-            "--label-field",
-            "label",
-            "--positive",
-            "crime",
-            "--vectorizer",
-            "count",
-            "--file",
-            file.to_str().unwrap(),
-        ],
-    )
-    .ok();
+    let trained = train_from_file(&data, &file);
     assert_eq!(trained["task"]["status"], "completed", "{trained}");
     assert_eq!(
         (trained["num_positives"].clone(), trained["num_negatives"].clone()),
