@@ -2,12 +2,15 @@
 //! Positives are the documents matching a query (in the store's order, up to a maximum);
 //! negatives a seeded uniform sample of the other documents of the same indices; the classes of
 //! a fact are its values found by aggregation, counted in distinct documents.
+//! Both are chosen and ordered by the documents' texts, never by their ids (random at import) or
+//! by the order the store yields them in (which a multi-threaded import varies), so one
+//! collection, however imported, always trains the same model.
 use super::error::{Error, Result};
 use super::lines::flat_get;
 use super::Engine;
-use rand::{RngExt, SeedableRng};
 use serde_json::{json, Value};
-use std::collections::HashSet;
+use sha2::{Digest, Sha256};
+use std::collections::{BinaryHeap, HashSet};
 
 /// Seed of the negative sample (`models.md` 0.3 DECISION).
 const SAMPLE_SEED: u64 = 42;
@@ -15,6 +18,20 @@ const SAMPLE_SEED: u64 = 42;
 pub const SCAN_BATCH: usize = 1000;
 /// Most fact values considered as classes (the reference's aggregation size).
 const MAX_FACT_VALUES: usize = 10_000;
+
+/// A document's draw in the negative sample: the first 8 bytes of SHA-256 over the seed and its
+/// field texts, uniform and the same on every run.
+fn draw(texts: &[String]) -> u64 {
+    let mut hasher = Sha256::new().chain_update(SAMPLE_SEED.to_le_bytes());
+    for text in texts {
+        hasher.update((text.len() as u64).to_le_bytes());
+        hasher.update(text.as_bytes());
+    }
+    let digest = hasher.finalize();
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    u64::from_le_bytes(first)
+}
 
 /// A document's place: (index, id).
 pub type DocKey = (String, String);
@@ -47,44 +64,48 @@ pub fn fact_query(name: &str, value: &str) -> Value {
 }
 
 impl Engine {
-    /// Up to `max` documents of `indices` matching `query`, in the store's order.
+    /// Up to `max` documents of `indices` matching `query`, taken in the store's order and
+    /// given in the order of their texts.
     pub fn sample_matching(&self, indices: &[String], query: &Value, fields: &[String], max: usize) -> Result<Drawn> {
-        let mut drawn = Drawn::default();
+        let mut taken: Vec<(DocKey, Vec<String>)> = Vec::new();
         self.scan_documents(indices, query, SCAN_BATCH, &mut |hits| {
             for hit in hits {
-                if drawn.texts.len() < max {
-                    drawn.keys.insert((hit.index.clone(), hit.id.clone()));
-                    drawn.texts.push(field_texts(&hit.source, fields));
+                if taken.len() < max {
+                    taken.push(((hit.index.clone(), hit.id.clone()), field_texts(&hit.source, fields)));
                 }
             }
             Ok(())
         })?;
-        Ok(drawn)
+        taken.sort_unstable_by(|a, b| a.1.cmp(&b.1));
+        let keys = taken.iter().map(|(key, _)| key.clone()).collect();
+        Ok(Drawn {
+            texts: taken.into_iter().map(|(_, texts)| texts).collect(),
+            keys,
+        })
     }
 
-    /// A seeded uniform sample of `want` documents of `indices` outside `exclude` (reservoir
-    /// sampling: every such document is equally likely).
+    /// A seeded uniform sample of `want` documents of `indices` outside `exclude`: the `want`
+    /// documents of smallest draw (every such text is equally likely, whatever the order the
+    /// store yields them in), in draw order.
     pub fn sample_others(&self, indices: &[String], exclude: &HashSet<DocKey>, fields: &[String], want: usize) -> Result<Vec<Vec<String>>> {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(SAMPLE_SEED);
-        let (mut out, mut seen) = (Vec::with_capacity(want.min(1 << 20)), 0usize);
+        let mut kept: BinaryHeap<(u64, Vec<String>)> = BinaryHeap::with_capacity(want.min(1 << 20) + 1);
         self.scan_documents(indices, &json!({"query": {"match_all": {}}}), SCAN_BATCH, &mut |hits| {
             for hit in hits {
-                if exclude.contains(&(hit.index.clone(), hit.id.clone())) {
+                if want == 0 || exclude.contains(&(hit.index.clone(), hit.id.clone())) {
                     continue;
                 }
-                seen += 1;
-                if out.len() < want {
-                    out.push(field_texts(&hit.source, fields));
-                } else {
-                    let j = rng.random_range(0..seen);
-                    if j < want {
-                        out[j] = field_texts(&hit.source, fields);
-                    }
+                let texts = field_texts(&hit.source, fields);
+                let d = draw(&texts);
+                if kept.len() < want {
+                    kept.push((d, texts));
+                } else if kept.peek().is_some_and(|top| (d, &texts) < (top.0, &top.1)) {
+                    kept.pop();
+                    kept.push((d, texts));
                 }
             }
             Ok(())
         })?;
-        Ok(out)
+        Ok(kept.into_sorted_vec().into_iter().map(|(_, texts)| texts).collect())
     }
 
     /// The values of fact `name` in `indices` held by at least `min` distinct documents, with

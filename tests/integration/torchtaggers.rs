@@ -66,6 +66,26 @@ fn is_score_string(v: &Value) -> bool {
         .is_some()
 }
 
+/// The sample does not depend on the order a multi-threaded import stored the documents in.
+#[test]
+fn two_imports_of_one_corpus_train_the_same_model() {
+    let trained: Vec<Value> = (0..2)
+        .map(|_| {
+            let (s, t, pk) = setup();
+            let url = format!("/projects/{pk}/torchtaggers/");
+            let body = json!({"description": "crime", "fields": ["text"], "model_architecture": "fastText", "num_epochs": 2,
+                              "query": {"query": {"match": {"label": "crime"}}}});
+            let id = s.post(&url, Some(&t), &body).ok(201)["id"].as_i64().unwrap();
+            let done = s.settle(&t, &format!("{url}{id}/"));
+            let tagged = s
+                .post(&format!("{url}{id}/tag_text/"), Some(&t), &json!({"text": "jalgpallur lõi värava"}))
+                .ok(200);
+            json!([done["epoch_reports"], done["f1_score"], tagged["probability"]])
+        })
+        .collect();
+    assert_eq!(trained[0], trained[1]);
+}
+
 #[test]
 fn torchtagger_trains_tags_and_travels() {
     let (s, t, pk) = setup();
