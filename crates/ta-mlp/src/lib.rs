@@ -19,6 +19,7 @@ mod facts;
 mod html;
 pub use self::html::normalize as normalize_html;
 mod langdetect;
+pub mod ner;
 mod refiner;
 pub use refiner::{TrainOptions, PRUNE_BELOW};
 mod russian;
