@@ -87,6 +87,9 @@ pub fn serve(cli: &Cli, a: &ServeArgs) -> Result<Option<Value>> {
                 crate::engine::mlp::INSTALL_HINT
             );
         }
+        for warning in mlp.load_warnings() {
+            eprintln!("ta: warning: {warning}; {}", crate::engine::mlp::INSTALL_HINT);
+        }
     });
     // Requests run their engine calls on the blocking pool. More threads than a few per core
     // only add memory (each keeps its own allocator heap) and switching: a burst of 256

@@ -17,7 +17,7 @@ pub struct Fact {
 }
 
 impl Fact {
-    fn new(kind: &str, value: String, span: (usize, usize)) -> Fact {
+    pub(crate) fn new(kind: &str, value: String, span: (usize, usize)) -> Fact {
         Fact {
             kind: kind.to_string(),
             value,
@@ -162,7 +162,7 @@ impl<'a> Doc<'a> {
         }
     }
 
-    fn span(&self, start: usize, end: usize) -> (usize, usize) {
+    pub(crate) fn span(&self, start: usize, end: usize) -> (usize, usize) {
         (self.char_at[start], self.char_at[end])
     }
 

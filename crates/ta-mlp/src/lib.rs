@@ -25,6 +25,7 @@ pub use refiner::{TrainOptions, PRUNE_BELOW};
 mod russian;
 mod tokenize;
 
+use std::collections::HashSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
@@ -35,6 +36,7 @@ use self::entities::EntityMapper;
 use self::estonian::Estonian;
 use self::facts::{Doc, Fact, FactExtractor};
 use self::langdetect::LangDetector;
+use self::ner::{Entity, Recognizer, Unavailable};
 pub use self::russian::RuPos;
 use self::russian::Russian;
 use self::tokenize::Tokenizer;
@@ -111,6 +113,9 @@ pub struct Analyzers {
     pub entities: bool,
     pub namemail: bool,
     pub bounded: bool,
+    /// `ner` was asked for by name (not through `all`): a text whose language has no
+    /// named-entity model is refused instead of answered without entities.
+    pub ner_required: bool,
 }
 
 impl Analyzers {
@@ -135,6 +140,7 @@ impl Analyzers {
             entities: true,
             namemail: true,
             bounded: true,
+            ner_required: false,
         }
     }
 
@@ -143,11 +149,16 @@ impl Analyzers {
         let mut a = Analyzers::default();
         for name in names {
             match name.as_str() {
-                "all" => a = Analyzers::all(),
+                "all" => {
+                    a = Analyzers {
+                        ner_required: a.ner_required,
+                        ..Analyzers::all()
+                    }
+                }
                 "lemmas" => a.lemmas = true,
                 "pos_tags" => a.pos_tags = true,
                 "transliteration" => a.transliteration = true,
-                "ner" => a.ner = true,
+                "ner" => (a.ner, a.ner_required) = (true, true),
                 "contacts" => a.contacts = true,
                 "entities" => a.entities = true,
                 "namemail" => a.namemail = true,
@@ -184,6 +195,10 @@ pub struct MlpEngine {
     facts: FactExtractor,
     entity_mapper: Loaded<EntityMapper>,
     entity_files: Vec<String>,
+    /// Each configured language's named-entity recognizer.
+    recognizers: Vec<(Lang, Result<Box<dyn Recognizer>, Unavailable>)>,
+    /// Entity texts never made facts (`mlp/not_entities.txt`, lower-cased; ner.md §4).
+    not_entities: HashSet<String>,
     errors: Vec<String>,
 }
 
@@ -193,6 +208,7 @@ struct Analysis {
     words: Vec<String>,
     lemmas: Vec<String>,
     tags: Vec<String>,
+    entities: Vec<Entity>,
 }
 
 fn record<T>(result: Loaded<T>, errors: &mut Vec<String>) -> Loaded<T> {
@@ -244,6 +260,20 @@ impl MlpEngine {
             }
             Err(e) => (Err(e), Vec::new()),
         };
+        let recognizers = cfg
+            .languages
+            .iter()
+            .map(|&lang| (lang, ner::load(lang, &dir.join(lang.code()).join("ner"))))
+            .collect();
+        let not_entities = std::fs::read_to_string(dir.join("not_entities.txt"))
+            .map(|list| {
+                list.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_lowercase)
+                    .collect()
+            })
+            .unwrap_or_default();
         MlpEngine {
             cfg,
             data_dir: data_dir.to_path_buf(),
@@ -253,7 +283,34 @@ impl MlpEngine {
             facts: FactExtractor::default(),
             entity_mapper,
             entity_files,
+            recognizers,
+            not_entities,
             errors,
+        }
+    }
+
+    /// What loaded only in part without stopping any text: the languages whose named-entity
+    /// model files are missing (their texts get no entity facts unless `ner` is asked for by
+    /// name, which is refused).
+    pub fn load_warnings(&self) -> Vec<String> {
+        self.recognizers
+            .iter()
+            .filter_map(|(lang, r)| match r {
+                Err(Unavailable::Missing(e)) => Some(format!("no named entities for {} ({}): {e}", lang.name(), lang.code())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The recognizer of `lang`, or why there is none.
+    fn recognizer(&self, lang: Lang) -> Result<&dyn Recognizer, String> {
+        match self.recognizers.iter().find(|(l, _)| *l == lang).map(|(_, r)| r) {
+            Some(Ok(r)) => Ok(r.as_ref()),
+            Some(Err(Unavailable::Missing(e))) => Err(missing(&format!("{} named entities ({})", lang.name(), lang.code()), e)),
+            _ => Err(format!(
+                "named entities are not available for {} in this version of ta",
+                lang.name()
+            )),
         }
     }
 
@@ -335,6 +392,9 @@ impl MlpEngine {
         if analyzers.entities {
             self.entity_mapper.as_ref().map_err(|e| missing("the entities analyzer", e))?;
         }
+        if analyzers.ner_required {
+            self.recognizer(lang)?;
+        }
         Ok(())
     }
 
@@ -351,11 +411,17 @@ impl MlpEngine {
             Some(p) => p.into_iter().map(|(l, t)| (clean_lemma(&l), clean_tag(&t))).unzip(),
             None => (flat.clone(), vec!["X".to_string(); flat.len()]),
         };
+        // ner.md §3: the model runs for `ner` and for `contacts` (addresses)
+        let entities = match self.recognizer(lang) {
+            Ok(r) if analyzers.ner || analyzers.contacts => r.entities(&words),
+            _ => Vec::new(),
+        };
         Analysis {
             lang,
             words: flat,
             lemmas,
             tags,
+            entities,
         }
     }
 
@@ -376,15 +442,20 @@ impl MlpEngine {
             lemmas: words.clone(),
             tags: vec!["X".into(); words.len()],
             words,
+            entities: Vec::new(),
         }
     }
 
     fn extract_facts(&self, joined: &str, analysis: &Analysis, analyzers: &Analyzers) -> Vec<Fact> {
         let doc = Doc::new(joined, &analysis.words, &analysis.lemmas);
         let mut found = Vec::new();
+        if analyzers.ner {
+            found.extend(ner::facts::entity_facts(&doc, &analysis.entities, &self.not_entities));
+        }
         if analyzers.contacts {
             found.extend(self.facts.emails(&doc));
             found.extend(self.facts.phones(&doc));
+            found.extend(ner::facts::address_facts(&doc, &analysis.entities, analysis.lang));
         }
         if let (true, Ok(mapper)) = (analyzers.entities, &self.entity_mapper) {
             found.extend(self.facts.entities(&doc, mapper));

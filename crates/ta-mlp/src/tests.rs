@@ -134,6 +134,22 @@ fn missing_data_is_refused_naming_it() {
     assert_eq!(e.status(), json!({"loaded entities": [], "service": "ta-mlp", "version": "0.1.0"}));
 }
 
+/// Without a language's named-entity model, `ner` asked for by name is refused; through `all`
+/// (or with other analyzers) the text is answered without entity facts.
+#[test]
+fn named_entities_without_their_model() {
+    let e = bare_engine();
+    let text = "Mari Tamm kolis Tallinnast Tartusse.";
+    let named = Analyzers::parse(&["ner".into()]).unwrap();
+    assert!(named.ner_required && !Analyzers::all().ner_required);
+    assert!(Analyzers::parse(&["ner".into(), "all".into()]).unwrap().ner_required);
+    let refusal = e.process(text, &named).unwrap_err();
+    assert_eq!(refusal, "named entities are not available for Estonian in this version of ta");
+    let out = e.process(text, &dataless()).unwrap();
+    assert_eq!(out["texta_facts"], json!([]));
+    assert!(e.load_warnings().is_empty(), "{:?}", e.load_warnings());
+}
+
 /// A partial install (the Russian dictionary missing) refuses Russian texts only.
 #[test]
 fn a_missing_language_is_refused_alone() {

@@ -1,6 +1,13 @@
 //! Named entities (ner.md): the entity types and the facts they become, an entity as a run of
 //! ta's tokens, the BIO decoding the CRF and CNN models share, and the recognizer each language
-//! reads from `<data_dir>/mlp/<lang>/ner/`.
+//! reads from `<data_dir>/mlp/<lang>/ner/` (`load`). `facts` turns entities into the `PER`,
+//! `ORG`, `GPE`, `LOC` and `ADDR` facts.
+
+pub mod facts;
+
+use std::path::Path;
+
+use crate::Lang;
 
 /// An entity type, and the fact it becomes (ner.md §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -48,6 +55,21 @@ pub struct Entity {
 /// in token order.
 pub trait Recognizer: Send + Sync {
     fn entities(&self, sentences: &[Vec<&str>]) -> Vec<Entity>;
+}
+
+/// Why a language has no recognizer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unavailable {
+    /// Its model files are missing or unreadable: which, and why.
+    Missing(String),
+    /// This version of ta has no model for the language.
+    NotBuilt,
+}
+
+/// The recognizer of `lang` from `dir` (`<data_dir>/mlp/<lang>/ner/`).
+pub fn load(lang: Lang, dir: &Path) -> Result<Box<dyn Recognizer>, Unavailable> {
+    let _ = (lang, dir);
+    Err(Unavailable::NotBuilt)
 }
 
 /// Entities of a BIO label sequence (`O`, `B-X`, `I-X`) over tokens `0..labels.len()`: an
