@@ -196,7 +196,7 @@ pub struct MlpEngine {
     entity_mapper: Loaded<EntityMapper>,
     entity_files: Vec<String>,
     /// Each configured language's named-entity recognizer.
-    recognizers: Vec<(Lang, Result<Box<dyn Recognizer>, Unavailable>)>,
+    recognizers: Vec<(Lang, ner::Loaded)>,
     /// Entity texts never made facts (`mlp/not_entities.txt`, lower-cased; ner.md §4).
     not_entities: HashSet<String>,
     errors: Vec<String>,

@@ -66,8 +66,11 @@ pub enum Unavailable {
     NotBuilt,
 }
 
+/// A language's recognizer as loaded, or why it has none.
+pub type Loaded = Result<Box<dyn Recognizer>, Unavailable>;
+
 /// The recognizer of `lang` from `dir` (`<data_dir>/mlp/<lang>/ner/`).
-pub fn load(lang: Lang, dir: &Path) -> Result<Box<dyn Recognizer>, Unavailable> {
+pub fn load(lang: Lang, dir: &Path) -> Loaded {
     let _ = (lang, dir);
     Err(Unavailable::NotBuilt)
 }
