@@ -2,8 +2,8 @@
 //! JSON line per input line, and the timing (load excluded) on stderr.
 //!
 //! `ner_ru DATA_DIR tags`: a line is a JSON list of tokens (one text); out: their BIO tags.
-//! `ner_ru DATA_DIR texts`: a line is a JSON string (a text), tokenized by ta; out: its
-//! entities as `[type, surface]`, the surface being its tokens joined by spaces.
+//! `ner_ru DATA_DIR texts`: a line is a JSON string (a text), tokenized by ta; out:
+//! `{"tokens": [...], "entities": [[type, first, last], ...]}` (token indexes, inclusive).
 
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -51,12 +51,8 @@ fn main() -> Result<(), String> {
                     let sentences = engine.tokenize(l.as_str().unwrap_or(""), Lang::Ru);
                     let sentences: Vec<Vec<&str>> = sentences.iter().map(|s| s.iter().map(String::as_str).collect()).collect();
                     let tokens: Vec<&str> = sentences.iter().flatten().copied().collect();
-                    let entities: Vec<Value> = ner
-                        .entities(&sentences)
-                        .iter()
-                        .map(|e| json!([e.kind.fact(), tokens[e.first..=e.last].join(" ")]))
-                        .collect();
-                    json!(entities)
+                    let entities: Vec<Value> = ner.entities(&sentences).iter().map(|e| json!([e.kind.fact(), e.first, e.last])).collect();
+                    json!({"tokens": tokens, "entities": entities})
                 })
                 .collect();
             eprintln!("tokenize+ner: {} texts in {:.3} s", lines.len(), started.elapsed().as_secs_f64());

@@ -1,9 +1,12 @@
 //! Russian NER (ner.md §5.2): natasha's slovnet news NER (a CNN over navec word vectors and
 //! token shapes, with a CRF), read at load straight from the package's two tar files in
 //! `<data_dir>/mlp/ru/ner/`. The whole text is one sequence; labels `PER`, `LOC`, `ORG`.
+//! ta's tokens reach the model split and joined the way its training tokens were
+//! (`pieces.rs`).
 
 mod cnn;
 mod navec;
+mod pieces;
 mod shape;
 mod tar;
 
@@ -17,6 +20,7 @@ use serde_json::Value;
 
 use self::cnn::Cnn;
 use self::navec::Navec;
+use self::pieces::Pieces;
 use self::shape::Shapes;
 use self::tar::Members;
 use super::{decode_bio, Entity, Recognizer};
@@ -115,7 +119,8 @@ impl RussianNer {
         })
     }
 
-    /// The BIO tag of every token of one text, given as one sequence.
+    /// The BIO tag of every token of one text, given as one sequence of the model's own
+    /// tokens (razdel's).
     pub fn tags(&self, tokens: &[&str]) -> Vec<&str> {
         let rows: Vec<(usize, usize)> = tokens
             .iter()
@@ -137,6 +142,8 @@ impl RussianNer {
 impl Recognizer for RussianNer {
     fn entities(&self, sentences: &[Vec<&str>]) -> Vec<Entity> {
         let tokens: Vec<&str> = sentences.iter().flatten().copied().collect();
-        decode_bio(&self.tags(&tokens))
+        let pieces = Pieces::new(&tokens);
+        let model: Vec<&str> = pieces.tokens.iter().map(|t| t.as_ref()).collect();
+        decode_bio(&pieces.labels(&self.tags(&model)))
     }
 }

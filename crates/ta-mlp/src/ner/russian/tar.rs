@@ -8,6 +8,7 @@ use std::ops::Range;
 const BLOCK: usize = 512;
 
 /// Member names and where their contents lie in the archive.
+#[derive(Debug)]
 pub struct Members(HashMap<String, Range<usize>>);
 
 impl Members {
