@@ -51,7 +51,11 @@ fn main() -> Result<(), String> {
                     let sentences = engine.tokenize(l.as_str().unwrap_or(""), Lang::Ru);
                     let sentences: Vec<Vec<&str>> = sentences.iter().map(|s| s.iter().map(String::as_str).collect()).collect();
                     let tokens: Vec<&str> = sentences.iter().flatten().copied().collect();
-                    let entities: Vec<Value> = ner.entities(&sentences).iter().map(|e| json!([e.kind.fact(), e.first, e.last])).collect();
+                    let entities: Vec<Value> = ner
+                        .entities(&sentences)
+                        .iter()
+                        .map(|e| json!([e.kind.fact(), e.first, e.last]))
+                        .collect();
                     json!({"tokens": tokens, "entities": entities})
                 })
                 .collect();

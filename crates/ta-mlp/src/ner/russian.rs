@@ -5,6 +5,7 @@
 //! (`pieces.rs`).
 
 mod cnn;
+mod gemm;
 mod navec;
 mod pieces;
 mod shape;
@@ -14,7 +15,6 @@ use std::io::Read;
 use std::path::Path;
 
 use flate2::read::GzDecoder;
-use ndarray::{Array1, Array2};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
@@ -37,8 +37,9 @@ pub struct RussianNer {
     unknown: u32,
     navec: Navec,
     shapes: Shapes,
-    /// One row per shape.
-    shape_vectors: Array2<f32>,
+    /// One row of `shape_dim` numbers per shape.
+    shape_vectors: Vec<f32>,
+    shape_dim: usize,
     cnn: Cnn,
     tags: Vec<String>,
 }
@@ -62,7 +63,7 @@ impl RussianNer {
                 .map_err(|e| format!("{what}: {name}: {e}"))?;
             Ok(text.split('\n').map(String::from).collect())
         };
-        let read = |weight: &Value| -> Result<Array1<f32>, String> {
+        let read = |weight: &Value| -> Result<Vec<f32>, String> {
             let name = format!(
                 "arrays/{}.bin",
                 weight["array"]
@@ -88,7 +89,7 @@ impl RussianNer {
         let model = json("model.json")?;
         let in_pack = |e: String| format!("{what}: {e}");
         let cnn = Cnn::from_json(&model, &read).map_err(in_pack)?;
-        let shape_vectors = cnn::matrix(&model["emb"]["shape"]["weight"], &read).map_err(in_pack)?;
+        let (shape_rows, shape_dim, shape_vectors) = cnn::matrix(&model["emb"]["shape"]["weight"], &read).map_err(in_pack)?;
         let shape_names = vocab("shape")?;
         let shapes = Shapes::new(&shape_names).map_err(in_pack)?;
         let tags = vocab("tag")?;
@@ -102,8 +103,8 @@ impl RussianNer {
             .ok_or_else(|| format!("{what}: model.json names no embeddings"))?;
         let navec = Navec::open(&dir.join(NAVEC_FILE), navec_id)?;
         if navec.len() != words.len()
-            || shape_vectors.nrows() != shape_names.len()
-            || cnn.input_dim() != navec.dim() + shape_vectors.ncols()
+            || shape_rows != shape_names.len()
+            || cnn.input_dim() != navec.dim() + shape_dim
             || tags.len() != cnn.tags()
         {
             return Err(format!("{what}: vocabularies, embeddings and network do not fit together"));
@@ -114,6 +115,7 @@ impl RussianNer {
             navec,
             shapes,
             shape_vectors,
+            shape_dim,
             cnn,
             tags,
         })
@@ -133,7 +135,7 @@ impl RussianNer {
         let path = self.cnn.tag(rows.len(), |t, row| {
             let (word, shape) = rows[t];
             self.navec.vector(word, &mut row[..dim]);
-            row[dim..].iter_mut().zip(self.shape_vectors.row(shape)).for_each(|(d, s)| *d = *s);
+            row[dim..].copy_from_slice(&self.shape_vectors[shape * self.shape_dim..(shape + 1) * self.shape_dim]);
         });
         path.into_iter().map(|i| self.tags[i].as_str()).collect()
     }

@@ -6,37 +6,35 @@
 //! layers' summed padding, so each chunk is computed with that many context tokens on both
 //! sides and the scores are exactly those of one pass over the whole text, in flat memory.
 
-use ndarray::linalg::general_mat_mul;
-use ndarray::{s, Array1, Array2, ArrayView2, Axis};
 use serde_json::Value;
+
+use super::gemm::Packed;
 
 /// Tokens whose scores one chunk computes.
 const CHUNK: usize = 256;
 
-/// Reads an array of model.json (its `shape` and `array` id) from the pack.
-pub type ReadArray<'a> = dyn Fn(&Value) -> Result<Array1<f32>, String> + 'a;
+/// Reads the numbers of a model.json weight (its `shape` and `array` id) from the pack.
+pub type ReadArray<'a> = dyn Fn(&Value) -> Result<Vec<f32>, String> + 'a;
 
 /// One encoder layer.
 struct Layer {
-    /// Per kernel offset, the `in × out` weights.
-    kernels: Vec<Array2<f32>>,
-    bias: Array1<f32>,
+    /// The convolution as a product with the `kernel × in` window of each token.
+    conv: Packed,
+    kernel: usize,
     padding: usize,
-    weight: Array1<f32>,
-    norm_bias: Array1<f32>,
-    mean: Array1<f32>,
-    std: Array1<f32>,
+    input: usize,
+    weight: Vec<f32>,
+    norm_bias: Vec<f32>,
+    mean: Vec<f32>,
+    std: Vec<f32>,
 }
 
 /// The encoder, the projection and the CRF transitions.
 pub struct Cnn {
     layers: Vec<Layer>,
-    /// `in × tags`.
-    proj: Array2<f32>,
-    proj_bias: Array1<f32>,
-    /// `from × to`.
-    transitions: Array2<f32>,
-    input_dim: usize,
+    proj: Packed,
+    /// `from × to`, row-major.
+    transitions: Vec<f32>,
 }
 
 /// The `shape` list of a model.json weight.
@@ -49,16 +47,16 @@ fn shape(weight: &Value) -> Vec<usize> {
         .collect()
 }
 
-/// A 2-D view of a read array whose model.json shape is `rows × cols`.
-pub(super) fn matrix(weight: &Value, read: &ReadArray) -> Result<Array2<f32>, String> {
+/// A matrix weight: its rows, columns and row-major numbers.
+pub(super) fn matrix(weight: &Value, read: &ReadArray) -> Result<(usize, usize, Vec<f32>), String> {
     match shape(weight)[..] {
-        [rows, cols] => read(weight)?.into_shape_with_order((rows, cols)).map_err(|e| e.to_string()),
+        [rows, cols] => Ok((rows, cols, read(weight)?)),
         _ => Err(format!("model.json: expected a matrix, got shape {}", weight["shape"])),
     }
 }
 
 /// A vector of `len` numbers.
-fn vector(weight: &Value, len: usize, read: &ReadArray) -> Result<Array1<f32>, String> {
+fn vector(weight: &Value, len: usize, read: &ReadArray) -> Result<Vec<f32>, String> {
     let v = read(weight)?;
     if v.len() != len {
         return Err(format!("model.json: expected {len} numbers, got shape {}", weight["shape"]));
@@ -69,7 +67,7 @@ fn vector(weight: &Value, len: usize, read: &ReadArray) -> Result<Array1<f32>, S
 impl Layer {
     fn from_json(layer: &Value, read: &ReadArray) -> Result<Layer, String> {
         let (conv, norm) = (&layer["conv"], &layer["norm"]);
-        let [out, inp, kernel] = shape(&conv["weight"])[..] else {
+        let [out, input, kernel] = shape(&conv["weight"])[..] else {
             return Err(format!("model.json: conv weight shape {}", conv["weight"]["shape"]));
         };
         let padding = conv["padding"].as_u64().unwrap_or(0) as usize;
@@ -79,13 +77,13 @@ impl Layer {
             ));
         }
         let w = read(&conv["weight"])?;
-        let kernels = (0..kernel)
-            .map(|k| Array2::from_shape_fn((inp, out), |(i, f)| w[(f * inp + i) * kernel + k]))
-            .collect();
+        // window position k·input + i holds channel i of the token at offset k − padding
+        let at = |row: usize, f: usize| w[(f * input + row % input) * kernel + row / input];
         Ok(Layer {
-            kernels,
-            bias: vector(&conv["bias"], out, read)?,
+            conv: Packed::new(kernel * input, out, at, vector(&conv["bias"], out, read)?),
+            kernel,
             padding,
+            input,
             weight: vector(&norm["weight"], out, read)?,
             norm_bias: vector(&norm["bias"], out, read)?,
             mean: vector(&norm["mean"], out, read)?,
@@ -93,27 +91,22 @@ impl Layer {
         })
     }
 
-    fn input_dim(&self) -> usize {
-        self.kernels[0].nrows()
-    }
-
-    /// The layer over `x` (tokens × in), zero-padded at both ends.
-    fn forward(&self, x: ArrayView2<f32>) -> Array2<f32> {
-        let n = x.nrows();
-        let mut y = Array2::from_shape_fn((n, self.bias.len()), |(_, f)| self.bias[f]);
-        for (k, w) in self.kernels.iter().enumerate() {
-            // y[t] += x[t + k - padding] · w
-            let (src, dst) = if k < self.padding {
-                let d = (self.padding - k).min(n);
-                (x.slice(s![..n - d, ..]), y.slice_mut(s![d.., ..]))
-            } else {
-                let d = (k - self.padding).min(n);
-                (x.slice(s![d.., ..]), y.slice_mut(s![..n - d, ..]))
-            };
-            let mut dst = dst;
-            general_mat_mul(1.0, &src, w, 1.0, &mut dst);
+    /// The layer over `x` (`rows × input`), zero-padded at both ends.
+    fn forward(&self, x: &[f32]) -> Vec<f32> {
+        let rows = x.len() / self.input;
+        let width = self.kernel * self.input;
+        let mut windows = vec![0.0; rows * width];
+        for (t, window) in windows.chunks_exact_mut(width).enumerate() {
+            for (k, slot) in window.chunks_exact_mut(self.input).enumerate() {
+                if let Some(s) = (t + k).checked_sub(self.padding).filter(|&s| s < rows) {
+                    slot.copy_from_slice(&x[s * self.input..(s + 1) * self.input]);
+                }
+            }
         }
-        for mut row in y.axis_iter_mut(Axis(0)) {
+        let out = self.conv.cols();
+        let mut y = vec![0.0; rows * out];
+        self.conv.apply(&windows, &mut y);
+        for row in y.chunks_exact_mut(out) {
             for (f, v) in row.iter_mut().enumerate() {
                 *v = (v.max(0.0) - self.mean[f]) / self.std[f] * self.weight[f] + self.norm_bias[f];
             }
@@ -127,74 +120,78 @@ impl Cnn {
     pub fn from_json(model: &Value, read: &ReadArray) -> Result<Cnn, String> {
         let layers = model["encoder"]["layers"].as_array().ok_or("model.json: no encoder layers")?;
         let layers = layers.iter().map(|l| Layer::from_json(l, read)).collect::<Result<Vec<_>, _>>()?;
-        let proj = matrix(&model["head"]["proj"]["weight"], read)?;
-        let transitions = matrix(&model["head"]["crf"]["transitions"], read)?;
-        let first = layers.first().ok_or("model.json: no encoder layers")?;
-        let last = layers.last().unwrap_or(first);
-        let chained = layers.windows(2).all(|w| w[0].bias.len() == w[1].input_dim());
-        let tags = proj.ncols();
-        if !chained || proj.nrows() != last.bias.len() || transitions.dim() != (tags, tags) || tags > 256 {
+        let (rows, tags, proj) = matrix(&model["head"]["proj"]["weight"], read)?;
+        let (from, to, transitions) = matrix(&model["head"]["crf"]["transitions"], read)?;
+        let chained = layers.windows(2).all(|w| w[0].conv.cols() == w[1].input);
+        if layers.is_empty() || !chained || layers.last().map(|l| l.conv.cols()) != Some(rows) || (from, to) != (tags, tags) || tags > 256 {
             return Err("model.json: the layers' sizes do not chain".into());
         }
         Ok(Cnn {
-            input_dim: first.input_dim(),
-            proj_bias: vector(&model["head"]["proj"]["bias"], tags, read)?,
+            proj: Packed::new(
+                rows,
+                tags,
+                |i, j| proj[i * tags + j],
+                vector(&model["head"]["proj"]["bias"], tags, read)?,
+            ),
             layers,
-            proj,
             transitions,
         })
     }
 
     /// Numbers per token the network reads.
     pub fn input_dim(&self) -> usize {
-        self.input_dim
+        self.layers[0].input
     }
 
     /// Number of tags.
     pub fn tags(&self) -> usize {
-        self.proj.ncols()
+        self.proj.cols()
     }
 
     /// The best tag sequence of `n` tokens; `fill(t, row)` writes token `t`'s input.
     pub fn tag(&self, n: usize, fill: impl Fn(usize, &mut [f32])) -> Vec<usize> {
         let margin: usize = self.layers.iter().map(|l| l.padding).sum();
-        let mut emissions = Array2::zeros((n, self.tags()));
+        let (dim, tags) = (self.input_dim(), self.tags());
+        let mut emissions = vec![0.0; n * tags];
         for start in (0..n).step_by(CHUNK) {
             let end = (start + CHUNK).min(n);
             let (from, to) = (start.saturating_sub(margin), (end + margin).min(n));
-            let mut x = Array2::zeros((to - from, self.input_dim));
-            for (t, mut row) in x.axis_iter_mut(Axis(0)).enumerate() {
-                fill(from + t, row.as_slice_mut().expect("a standard-layout row"));
+            let mut h = vec![0.0; (to - from) * dim];
+            for (t, row) in h.chunks_exact_mut(dim).enumerate() {
+                fill(from + t, row);
             }
-            let mut h = x;
             for layer in &self.layers {
-                h = layer.forward(h.view());
+                h = layer.forward(&h);
             }
-            let scores = h.slice(s![start - from..end - from, ..]).dot(&self.proj) + &self.proj_bias;
-            emissions.slice_mut(s![start..end, ..]).assign(&scores);
+            let width = h.len() / (to - from);
+            self.proj.apply(
+                &h[(start - from) * width..(end - from) * width],
+                &mut emissions[start * tags..end * tags],
+            );
         }
-        self.viterbi(emissions.view())
+        self.viterbi(&emissions)
     }
 
     /// CRF decoding: the tag path of the highest total score (first best on ties).
-    fn viterbi(&self, emissions: ArrayView2<f32>) -> Vec<usize> {
-        let (n, tags) = emissions.dim();
+    fn viterbi(&self, emissions: &[f32]) -> Vec<usize> {
+        let tags = self.tags();
+        let n = emissions.len() / tags;
         if n == 0 {
             return Vec::new();
         }
-        let mut score = emissions.row(0).to_vec();
+        let mut score = emissions[..tags].to_vec();
         let mut next = vec![0.0; tags];
         let mut back = vec![0u8; n * tags];
         for t in 1..n {
             for to in 0..tags {
                 let (mut best, mut arg) = (f32::NEG_INFINITY, 0);
                 for (from, s) in score.iter().enumerate() {
-                    let v = s + self.transitions[(from, to)];
+                    let v = s + self.transitions[from * tags + to];
                     if v > best {
                         (best, arg) = (v, from);
                     }
                 }
-                next[to] = best + emissions[(t, to)];
+                next[to] = best + emissions[t * tags + to];
                 back[t * tags + to] = arg as u8;
             }
             std::mem::swap(&mut score, &mut next);

@@ -59,15 +59,22 @@ impl<'a> Pieces<'a> {
 /// Calls `push` with the model tokens of one of ta's tokens (see the module doc).
 fn split<'a>(token: &'a str, mut push: impl FnMut(&'a str)) {
     let letters_and_dots = token.contains('.') && token.chars().all(|c| c == '.' || c.is_alphabetic());
-    let letters_and_digits = token.chars().all(char::is_alphanumeric)
-        && token.chars().any(char::is_alphabetic)
-        && token.chars().any(|c| c.is_numeric());
+    let letters_and_digits =
+        token.chars().all(char::is_alphanumeric) && token.chars().any(char::is_alphabetic) && token.chars().any(|c| c.is_numeric());
     if !letters_and_dots && !letters_and_digits {
         push(token);
         return;
     }
     // class of a character: a dot, a letter, a digit; a piece is a run of one class, dots one by one
-    let class = |c: char| if c == '.' { 0 } else if c.is_alphabetic() { 1 } else { 2 };
+    let class = |c: char| {
+        if c == '.' {
+            0
+        } else if c.is_alphabetic() {
+            1
+        } else {
+            2
+        }
+    };
     let mut start = 0;
     let mut chars = token.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
@@ -91,7 +98,10 @@ mod tests {
     #[test]
     fn tokens_are_split_and_joined_as_the_model_was_trained() {
         assert_eq!(model(&["-", "-", "А.П.", "Чехов"]), ["--", "А", ".", "П", ".", "Чехов"]);
-        assert_eq!(model(&["т.е.", "www.ru", "A1", "ROT13", "240i"]), ["т", ".", "е", ".", "www", ".", "ru", "A", "1", "ROT", "13", "240", "i"]);
+        assert_eq!(
+            model(&["т.е.", "www.ru", "A1", "ROT13", "240i"]),
+            ["т", ".", "е", ".", "www", ".", "ru", "A", "1", "ROT", "13", "240", "i"]
+        );
         assert_eq!(model(&["-", "1.5", "СИЗО-6", "Москвы", "."]), ["-", "1.5", "СИЗО-6", "Москвы", "."]);
         assert!(model(&[]).is_empty());
     }
