@@ -10,6 +10,8 @@ mod navec;
 mod pieces;
 mod shape;
 mod tar;
+#[cfg(test)]
+mod tests;
 
 use std::io::Read;
 use std::path::Path;

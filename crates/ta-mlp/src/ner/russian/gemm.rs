@@ -55,7 +55,7 @@ impl Packed {
     #[inline(always)]
     fn apply_with<const FMA: bool>(&self, x: &[f32], y: &mut [f32]) {
         let (k, n) = (self.k, self.n);
-        assert!(x.len() % k == 0 && y.len() == x.len() / k * n, "matrix sizes");
+        assert!(x.len().is_multiple_of(k) && y.len() == x.len() / k * n, "matrix sizes");
         for (p, panel) in self.panels.chunks_exact(k * PANEL).enumerate() {
             let cols = p * PANEL..(p * PANEL + PANEL).min(n);
             let bias = &self.bias[cols.clone()];

@@ -47,7 +47,7 @@ impl Navec {
             .collect();
         let (vectors, dim, qdim, centroids) = (header[0], header[1], header[2], header[3]);
         // one u8 index per chunk: 256 centroids
-        if qdim == 0 || dim % qdim != 0 || centroids != 256 {
+        if qdim == 0 || !dim.is_multiple_of(qdim) || centroids != 256 {
             return Err(bad());
         }
         let chunk = dim / qdim;
