@@ -4,7 +4,8 @@
 # Downloads with the ordinary registry clients into a git-ignored cache, checks SHA-256,
 # extracts the Vabamorf C++ sources (LGPL) to third_party/vabamorf/, and sets up a
 # throw-away venv with the readers mlp-build-data.py needs, and copies the Vabamorf
-# lexicons to the MLP data directory. Steps whose results are present are skipped.
+# lexicons and the Russian NER model (ner.md §5.2) to the MLP data directory. Steps whose
+# results are present are skipped.
 #
 # Usage: scripts/mlp-fetch.sh [CACHE_DIR]   (default: .cache/mlp)
 # Env:   TA_MLP_DATA   the directory holding mlp/ (default: data/ in the checkout)
@@ -23,6 +24,7 @@ PACKAGES=(
   "textblob-aptagger==0.2.0"
   "spacy-lookups-data==1.0.5"
   "pymorphy3-dicts-ru==2.4.417150.4580142"
+  "natasha==1.6.0"
 )
 
 # A throw-away venv holds the download client's build helpers and the readers
@@ -65,6 +67,26 @@ extract_vabamorf() {
   cp "$src"/estnltk/vabamorf/dct/2020-01-22_sp/et.dct "$src"/estnltk/vabamorf/dct/2020-01-22_sp/et3.dct "$OUT/et/"
 }
 [[ -d "$ROOT/third_party/vabamorf/etana" && -f "$OUT/et/et.dct" && -f "$OUT/et/et3.dct" ]] || extract_vabamorf
+
+# Russian NER (ner.md §5.2): natasha's slovnet news NER pack and navec news embeddings, which
+# ta reads as they are, with the package's licence (MIT).
+extract_ner_ru() {
+  mkdir -p "$OUT/ru/ner"
+  "$VENV/bin/python" - "$DL"/natasha-1.6.0-*.whl "$OUT/ru/ner" <<'EOF'
+import os, shutil, sys, zipfile
+wheel, dest = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(wheel) as z:
+    for member in ["natasha/data/model/slovnet_ner_news_v1.tar",
+                   "natasha/data/emb/navec_news_v1_1B_250K_300d_100q.tar",
+                   "natasha-1.6.0.dist-info/LICENSE"]:
+        path = os.path.join(dest, os.path.basename(member))
+        with z.open(member) as src, open(path + ".part", "wb") as out:
+            shutil.copyfileobj(src, out)
+        os.replace(path + ".part", path)
+EOF
+}
+[[ -f "$OUT/ru/ner/slovnet_ner_news_v1.tar" && -f "$OUT/ru/ner/navec_news_v1_1B_250K_300d_100q.tar" &&
+  -f "$OUT/ru/ner/LICENSE" ]] || extract_ner_ru
 
 "$VENV/bin/python" -c 'import pymorphy3, pymorphy3_dicts_ru' 2>/dev/null ||
   "$PIP" install --quiet pymorphy3 "$DL"/pymorphy3_dicts_ru-*.whl

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use super::*;
 
-fn data_dir() -> Option<PathBuf> {
+pub(crate) fn data_dir() -> Option<PathBuf> {
     if let Ok(dir) = std::env::var("TA_MLP_DATA") {
         return Some(PathBuf::from(dir));
     }
@@ -21,7 +21,7 @@ fn data_dir() -> Option<PathBuf> {
 }
 
 /// Says that the calling test is skipped when `engine` is `None` (no language data).
-fn or_skip<T>(engine: Option<T>) -> Option<T> {
+pub(crate) fn or_skip<T>(engine: Option<T>) -> Option<T> {
     if engine.is_none() {
         println!("skipped: no language data (run scripts/setup.sh or set TA_MLP_DATA)");
     }

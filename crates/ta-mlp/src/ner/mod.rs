@@ -9,6 +9,8 @@ use std::path::Path;
 
 use crate::Lang;
 
+pub mod russian;
+
 /// An entity type, and the fact it becomes (ner.md §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EntityType {
