@@ -73,8 +73,13 @@ pub type Loaded = Result<Box<dyn Recognizer>, Unavailable>;
 
 /// The recognizer of `lang` from `dir` (`<data_dir>/mlp/<lang>/ner/`).
 pub fn load(lang: Lang, dir: &Path) -> Loaded {
-    let _ = (lang, dir);
-    Err(Unavailable::NotBuilt)
+    fn boxed<R: Recognizer + 'static>(loaded: Result<R, String>) -> Loaded {
+        loaded.map(|r| Box::new(r) as Box<dyn Recognizer>).map_err(Unavailable::Missing)
+    }
+    match lang {
+        Lang::Ru => boxed(russian::RussianNer::load(dir)),
+        _ => Err(Unavailable::NotBuilt),
+    }
 }
 
 /// Entities of a BIO label sequence (`O`, `B-X`, `I-X`) over tokens `0..labels.len()`: an
