@@ -2,7 +2,8 @@
 # Fetch the third-party packages the MLP engine's data is built from (mlp.md §9, §12).
 #
 # Downloads with the ordinary registry clients into a git-ignored cache, checks SHA-256,
-# extracts the Vabamorf C++ sources (LGPL) to third_party/vabamorf/, and sets up a
+# extracts the Vabamorf C++ sources (LGPL) to third_party/vabamorf/, copies estnltk 1.7.5's
+# NER model and gazetteer with its licence to mlp/et/ner/ (ner.md §5.1), and sets up a
 # throw-away venv with the readers mlp-build-data.py needs, and copies the Vabamorf
 # lexicons to the MLP data directory. Steps whose results are present are skipped.
 #
@@ -34,6 +35,9 @@ if [[ ! -x "$VENV/bin/python" ]]; then
 fi
 PIP="$VENV/bin/pip"
 
+# estnltk 1.7.5's NER model ships only in its binary wheels; the files are the same in each.
+ET_NER_WHEEL="estnltk-1.7.5-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl"
+
 download() {
   for p in "${PACKAGES[@]}"; do
     "$PIP" download --quiet --no-deps "$p" -d "$DL"
@@ -41,6 +45,9 @@ download() {
   # estnltk's sdist carries the Vabamorf sources; its metadata step needs setuptools/wheel present.
   [[ -f "$DL/estnltk-1.7.3.tar.gz" ]] ||
     "$PIP" download --quiet --no-deps --no-binary :all: --no-build-isolation estnltk==1.7.3 -d "$DL"
+  [[ -f "$DL/$ET_NER_WHEEL" ]] ||
+    "$PIP" download --quiet --no-deps --only-binary :all: --python-version 3.11 \
+      --platform manylinux_2_28_x86_64 estnltk==1.7.5 -d "$DL"
 }
 
 if [[ ! -f "$SUMS" ]]; then
@@ -65,6 +72,24 @@ extract_vabamorf() {
   cp "$src"/estnltk/vabamorf/dct/2020-01-22_sp/et.dct "$src"/estnltk/vabamorf/dct/2020-01-22_sp/et3.dct "$OUT/et/"
 }
 [[ -d "$ROOT/third_party/vabamorf/etana" && -f "$OUT/et/et.dct" && -f "$OUT/et/et3.dct" ]] || extract_vabamorf
+
+extract_et_ner() {
+  mkdir -p "$OUT/et/ner"
+  "$VENV/bin/python" - "$DL/$ET_NER_WHEEL" "$OUT/et/ner" <<'PY'
+import shutil, sys, zipfile
+wheel, dest = sys.argv[1:]
+ner = "estnltk/taggers/standard/ner/"
+members = {ner + "models/py3_default/model.bin": "model.bin",
+           ner + "models/py3_default/settings.py": "settings.py",
+           ner + "gazetteer/gazetteer.txt": "gazetteer.txt",
+           "estnltk-1.7.5.dist-info/licenses/LICENSE": "LICENSE"}
+with zipfile.ZipFile(wheel) as z:
+    for name, out in members.items():
+        with z.open(name) as src, open(f"{dest}/{out}", "wb") as dst:
+            shutil.copyfileobj(src, dst)
+PY
+}
+[[ -f "$OUT/et/ner/model.bin" && -f "$OUT/et/ner/gazetteer.txt" && -f "$OUT/et/ner/LICENSE" ]] || extract_et_ner
 
 "$VENV/bin/python" -c 'import pymorphy3, pymorphy3_dicts_ru' 2>/dev/null ||
   "$PIP" install --quiet pymorphy3 "$DL"/pymorphy3_dicts_ru-*.whl
