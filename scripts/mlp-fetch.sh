@@ -3,7 +3,8 @@
 #
 # Downloads with the ordinary registry clients into a git-ignored cache, checks SHA-256,
 # extracts the Vabamorf C++ sources (LGPL) to third_party/vabamorf/, copies estnltk 1.7.5's
-# NER model and gazetteer with its licence to mlp/et/ner/ (ner.md §5.1), and sets up a
+# NER model, gazetteer and analysis-order tables with its licence to mlp/et/ner/ (ner.md
+# §5.1), and sets up a
 # throw-away venv with the readers mlp-build-data.py needs, and copies the Vabamorf
 # lexicons to the MLP data directory. Steps whose results are present are skipped.
 #
@@ -82,6 +83,8 @@ ner = "estnltk/taggers/standard/ner/"
 members = {ner + "models/py3_default/model.bin": "model.bin",
            ner + "models/py3_default/settings.py": "settings.py",
            ner + "gazetteer/gazetteer.txt": "gazetteer.txt",
+           **{f"estnltk/taggers/standard/morph_analysis/reorderings/{f}": f for f in (
+               "et_edt-ud-train_amb_word_analyses_all.csv", "et_edt-ud-train_cat_postag_freq_all.csv")},
            "estnltk-1.7.5.dist-info/licenses/LICENSE": "LICENSE"}
 with zipfile.ZipFile(wheel) as z:
     for name, out in members.items():
@@ -89,7 +92,8 @@ with zipfile.ZipFile(wheel) as z:
             shutil.copyfileobj(src, dst)
 PY
 }
-[[ -f "$OUT/et/ner/model.bin" && -f "$OUT/et/ner/gazetteer.txt" && -f "$OUT/et/ner/LICENSE" ]] || extract_et_ner
+[[ -f "$OUT/et/ner/model.bin" && -f "$OUT/et/ner/gazetteer.txt" && -f "$OUT/et/ner/LICENSE" &&
+   -f "$OUT/et/ner/et_edt-ud-train_cat_postag_freq_all.csv" ]] || extract_et_ner
 
 "$VENV/bin/python" -c 'import pymorphy3, pymorphy3_dicts_ru' 2>/dev/null ||
   "$PIP" install --quiet pymorphy3 "$DL"/pymorphy3_dicts_ru-*.whl

@@ -24,7 +24,9 @@ fn main() -> Result<(), String> {
         return Err("usage: ner_et DATA_DIR analysed|text".into());
     };
     let data = Path::new(data);
+    let start = Instant::now();
     let ner = EstonianNer::load(&data.join("mlp/et/ner"))?;
+    eprintln!("ner_et: recognizer loaded in {:.3} s", start.elapsed().as_secs_f64());
     let engine = (mode == "text").then(|| {
         let cfg = MlpConfig {
             languages: vec![Lang::Et],

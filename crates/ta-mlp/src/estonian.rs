@@ -200,7 +200,7 @@ impl Estonian {
     /// Every analysis Vabamorf leaves after disambiguation, per word of every sentence,
     /// flattened; phonetic markers off (estnltk's VabamorfTagger defaults). A word Vabamorf
     /// cannot analyse gets one analysis: itself as the root, POS `Z` or `X`.
-    pub(crate) fn analyses(&self, sentences: &[Vec<&str>]) -> Vec<Vec<Analysis>> {
+    pub(crate) fn analyses(&self, sentences: &[Vec<&str>]) -> Vec<Vec<VmAnalysis>> {
         if sentences.iter().all(|s| s.is_empty()) {
             return Vec::new();
         }
@@ -221,17 +221,16 @@ impl Estonian {
     }
 }
 
-/// One Vabamorf analysis of a word, with estnltk's `morph_analysis` attributes the NER
-/// features read.
+/// One Vabamorf analysis as Vabamorf gives it (compound markers kept in the root).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Analysis {
-    /// The root's compound parts, markers removed (estnltk `root_tokens`).
-    pub root_tokens: Vec<String>,
+pub(crate) struct VmAnalysis {
+    pub root: String,
     /// `0` for a zero ending, empty for words that take none.
     pub ending: String,
+    pub clitic: String,
+    pub partofspeech: String,
     /// Case and number (`sg el`) or the verb form (`s`).
     pub form: String,
-    pub partofspeech: String,
 }
 
 /// True for a word with a character other than white space and NUL.
@@ -240,26 +239,28 @@ fn is_visible(word: &str) -> bool {
 }
 
 /// A word's analyses from one line of `ta_vm_analyze_all`.
-fn word_analyses(word: &str, line: &str) -> Vec<Analysis> {
-    let mut out: Vec<Analysis> = line
+fn word_analyses(word: &str, line: &str) -> Vec<VmAnalysis> {
+    let mut out: Vec<VmAnalysis> = line
         .split('\x1f')
         .filter_map(|a| {
             let mut f = a.split('\t');
-            let (root, ending, pos, form) = (f.next()?, f.next()?, f.next()?, f.next()?);
-            Some(Analysis {
-                root_tokens: root_tokens(root),
-                ending: ending.to_string(),
-                form: form.to_string(),
-                partofspeech: pos.to_string(),
+            let mut next = || f.next().map(str::to_string);
+            Some(VmAnalysis {
+                root: next()?,
+                ending: next()?,
+                clitic: next()?,
+                partofspeech: next()?,
+                form: next()?,
             })
         })
         .collect();
     if out.is_empty() {
-        out.push(Analysis {
-            root_tokens: vec![word.to_string()],
+        out.push(VmAnalysis {
+            root: word.to_string(),
             ending: String::new(),
-            form: String::new(),
+            clitic: String::new(),
             partofspeech: pos_tag(word, ""),
+            form: String::new(),
         });
     }
     out
@@ -317,7 +318,7 @@ fn is_marker(root: &str) -> bool {
 }
 
 /// estnltk `get_group_tokens`, flattened: the root's parts between `-` and `_`, markers removed.
-fn root_tokens(root: &str) -> Vec<String> {
+pub(crate) fn root_tokens(root: &str) -> Vec<String> {
     if is_marker(root) {
         return vec![root.to_string()];
     }
@@ -325,7 +326,7 @@ fn root_tokens(root: &str) -> Vec<String> {
 }
 
 /// estnltk `get_group_tokens` + `get_lemma`.
-fn lemma_from_root(root: &str, pos: &str) -> String {
+pub(crate) fn lemma_from_root(root: &str, pos: &str) -> String {
     let lemma = if is_marker(root) {
         root.to_string()
     } else {

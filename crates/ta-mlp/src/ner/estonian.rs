@@ -3,21 +3,22 @@
 //! Vabamorf (every analysis left after disambiguation) and its gazetteer (`gazetteer`).
 //! Labels: `PER`, `ORG`, `LOC` (cities and countries are `LOC`).
 //!
-//! Data, in `<data_dir>/mlp/et/ner/`: `model.bin` and `gazetteer.txt` (compiled to
-//! `gazetteer.fst` on first load); the Vabamorf lexicons `et.dct` and `et3.dct` one
-//! directory up. The recognizer holds its own Vabamorf instances (one opens at load, more on
+//! Data, in `<data_dir>/mlp/et/ner/`: `model.bin`, `gazetteer.txt` (compiled to
+//! `gazetteer.fst` on first load) and estnltk's two analysis-order tables (`morph`); the
+//! Vabamorf lexicons `et.dct` and `et3.dct` one directory up. The recognizer holds its own Vabamorf instances (one opens at load, more on
 //! demand when calls overlap, up to the core count).
 
 mod features;
 mod gazetteer;
+mod morph;
 
 use std::path::Path;
 
 use memmap2::Mmap;
 
-pub use self::features::Word;
+pub use self::features::{Analysis, Word};
 use self::gazetteer::Gazetteer;
-pub use crate::estonian::Analysis;
+use self::morph::Reorderer;
 use crate::estonian::Estonian;
 use crate::ner::{decode_bio, Entity, Recognizer};
 
@@ -52,6 +53,7 @@ pub struct EstonianNer {
     crf: Crf,
     gazetteer: Gazetteer,
     morph: Estonian,
+    reorderer: Reorderer,
 }
 
 impl EstonianNer {
@@ -65,7 +67,13 @@ impl EstonianNer {
         let gazetteer = Gazetteer::load(dir)?;
         let lexicons = dir.parent().unwrap_or(dir);
         let morph = Estonian::load(lexicons, 0)?;
-        Ok(EstonianNer { crf, gazetteer, morph })
+        let reorderer = Reorderer::load(dir)?;
+        Ok(EstonianNer {
+            crf,
+            gazetteer,
+            morph,
+            reorderer,
+        })
     }
 
     /// The CRF feature strings of every word (sentences in order), flattened.
@@ -103,7 +111,12 @@ impl EstonianNer {
 
 impl Recognizer for EstonianNer {
     fn entities(&self, sentences: &[Vec<&str>]) -> Vec<Entity> {
-        let analyses = self.morph.analyses(sentences);
+        let analyses: Vec<Vec<Analysis>> = sentences
+            .iter()
+            .flatten()
+            .zip(self.morph.analyses(sentences))
+            .map(|(word, vm)| self.reorderer.analyses(word, &vm))
+            .collect();
         if analyses.is_empty() {
             return Vec::new();
         }

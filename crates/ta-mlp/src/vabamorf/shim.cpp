@@ -5,7 +5,7 @@
 // as "root\tpartofspeech\n" lines (an empty line when the word got none). `ta_vm_analyze_all`
 // hands back every analysis left after disambiguation, as estnltk's VabamorfTagger has them
 // (phonetic markers off): one line per word, analyses separated by \x1f, each
-// "root\tending\tpartofspeech\tform".
+// "root\tending\tclitic\tpartofspeech\tform".
 //
 // Threads: a handle is used by one thread at a time (ta keeps a pool of handles); separate
 // handles share no mutable state. FSC's string allocator keeps one pool per thread behind a
@@ -103,6 +103,8 @@ char* ta_vm_analyze_all(void* handle, const char* const* words, int n) {
                 out += to_utf8(infos[j].m_szRoot);
                 out += '\t';
                 out += to_utf8(infos[j].m_szEnding);
+                out += '\t';
+                out += to_utf8(infos[j].m_szClitic);
                 out += '\t';
                 if (infos[j].m_cPOS) out += static_cast<char>(infos[j].m_cPOS);
                 out += '\t';

@@ -116,7 +116,7 @@ def align(text, tokens):
     spans, at = [], 0
     for tok in tokens:
         k = text.find(tok, at)
-        if k < 0 or text[at:k].strip():
+        if k < 0:
             spans.append(None)
             continue
         spans.append((k, k + len(tok)))

@@ -6,9 +6,21 @@
 //! Character classes follow Python's `str` methods (`pystr`).
 
 use super::gazetteer::{Gazetteer, Labels};
-use crate::estonian::Analysis;
 
-/// A word with its analyses, as the features read it.
+/// One morphological analysis of a word, with the attributes of estnltk's `morph_analysis`
+/// layer the features read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Analysis {
+    /// The root's compound parts, markers removed (`["raud", "tee"]`).
+    pub root_tokens: Vec<String>,
+    /// `0` for a zero ending, empty for words that take none.
+    pub ending: String,
+    /// Case and number (`sg el`) or the verb form (`s`).
+    pub form: String,
+    pub partofspeech: String,
+}
+
+/// A word with its analyses (estnltk's order: the first one counts most), as the features read it.
 pub struct Word<'a> {
     pub text: &'a str,
     pub analyses: &'a [Analysis],
@@ -188,124 +200,49 @@ fn suffix(s: &str, n: usize) -> Option<&str> {
     s.char_indices().rev().nth(n - 1).map(|(i, _)| &s[i..])
 }
 
-/// settings.py `TEMPLATES`, in order (`au` is listed twice per neighbour, and counts twice).
-const TEMPLATES: &[&[(Field, i32)]] = {
+/// settings.py `TEMPLATES` (112), grouped: fields taken at each of some offsets. `au` is
+/// listed twice per neighbour there, and counts twice.
+const SINGLE: &[(&[Field], &[i32])] = {
     use Field::*;
     &[
-        &[(Iu, 0)],
-        &[(Fsnt, 0)],
-        &[(P3, 0)],
-        &[(P4, 0)],
-        &[(S3, 0)],
-        &[(S4, 0)],
-        &[(Bdash, 0)],
-        &[(Adash, 0)],
-        &[(Au, 0)],
-        &[(Ad, 0)],
-        &[(Ao, 0)],
-        &[(Aan, 0)],
-        &[(Cu, 0)],
-        &[(Cd, 0)],
-        &[(Cs, 0)],
-        &[(Cp, 0)],
-        &[(Cds, 0)],
-        &[(Cdt, 0)],
-        &[(Iu, -1)],
-        &[(Au, -1)],
-        &[(Au, -1)],
-        &[(Ad, -1)],
-        &[(Cu, -1)],
-        &[(Cd, -1)],
-        &[(Cs, -1)],
-        &[(Cp, -1)],
-        &[(Cds, -1)],
-        &[(Cdt, -1)],
-        &[(Adash, -1)],
-        &[(Fsnt, -1)],
-        &[(Iu, -2)],
-        &[(Au, -2)],
-        &[(Au, -2)],
-        &[(Ad, -2)],
-        &[(Cu, -2)],
-        &[(Cd, -2)],
-        &[(Cs, -2)],
-        &[(Cp, -2)],
-        &[(Cds, -2)],
-        &[(Cdt, -2)],
-        &[(Adash, -2)],
-        &[(Fsnt, -2)],
-        &[(Iu, 1)],
-        &[(Au, 1)],
-        &[(Au, 1)],
-        &[(Ad, 1)],
-        &[(Cu, 1)],
-        &[(Cd, 1)],
-        &[(Cs, 1)],
-        &[(Cp, 1)],
-        &[(Cds, 1)],
-        &[(Cdt, 1)],
-        &[(Adash, 1)],
-        &[(Fsnt, 1)],
-        &[(Iu, 2)],
-        &[(Au, 2)],
-        &[(Au, 2)],
-        &[(Ad, 2)],
-        &[(Cu, 2)],
-        &[(Cd, 2)],
-        &[(Cs, 2)],
-        &[(Cp, 2)],
-        &[(Cds, 2)],
-        &[(Cdt, 2)],
-        &[(Adash, 2)],
-        &[(Fsnt, 2)],
-        &[(Lem, 0)],
-        &[(Pos, 0)],
-        &[(Pref, 0)],
-        &[(Post, 0)],
-        &[(Pun, 0)],
-        &[(Case, 0)],
-        &[(Ending, 0)],
-        &[(Lem, -1)],
-        &[(Prop, -1)],
-        &[(Pos, -1)],
-        &[(Pun, -1)],
-        &[(Post, -1)],
-        &[(Lem, -2)],
-        &[(Prop, -2)],
-        &[(Pos, -2)],
-        &[(Pun, -2)],
-        &[(Post, -2)],
-        &[(Lem, 1)],
-        &[(Prop, 1)],
-        &[(Pos, 1)],
-        &[(Pun, 1)],
-        &[(Post, 1)],
-        &[(Lem, 2)],
-        &[(Prop, 2)],
-        &[(Pos, 2)],
-        &[(Pun, 2)],
-        &[(Post, 2)],
-        &[(Iuoc, 0)],
-        &[(Nprop, 0)],
-        &[(Pprop, 0)],
-        &[(Ngaz, 0)],
-        &[(Pgaz, 0)],
-        &[(Gaz, 0)],
-        &[(Gaz, -1)],
-        &[(Gaz, -2)],
-        &[(Gaz, 1)],
-        &[(Gaz, 2)],
-        &[(Iu, 0), (Fsnt, 0)],
-        &[(Lem, 0), (Lem, -1)],
-        &[(Lem, 0), (Lem, 1)],
-        &[(Pos, 0), (Pos, -1)],
-        &[(Pos, 0), (Pos, 1)],
-        &[(Iu, 0), (Iu, 1)],
-        &[(Iu, 0), (Iu, -1)],
-        &[(Gaz, 0), (Gaz, 1)],
-        &[(Gaz, -1), (Gaz, 0)],
+        (
+            &[Iu, Fsnt, P3, P4, S3, S4, Bdash, Adash, Au, Ad, Ao, Aan, Cu, Cd, Cs, Cp, Cds, Cdt],
+            &[0],
+        ),
+        (&[Iu, Au, Au, Ad, Cu, Cd, Cs, Cp, Cds, Cdt, Adash, Fsnt], &[-1, -2, 1, 2]),
+        (&[Lem, Pos, Pref, Post, Pun, Case, Ending], &[0]),
+        (&[Lem, Prop, Pos, Pun, Post], &[-1, -2, 1, 2]),
+        (&[Iuoc, Nprop, Pprop, Ngaz, Pgaz], &[0]),
+        (&[Gaz], &[0, -1, -2, 1, 2]),
     ]
 };
+
+/// settings.py's composite templates (`a[i]|b[j]=va|vb`).
+const PAIRS: &[[(Field, i32); 2]] = {
+    use Field::*;
+    &[
+        [(Iu, 0), (Fsnt, 0)],
+        [(Lem, 0), (Lem, -1)],
+        [(Lem, 0), (Lem, 1)],
+        [(Pos, 0), (Pos, -1)],
+        [(Pos, 0), (Pos, 1)],
+        [(Iu, 0), (Iu, 1)],
+        [(Iu, 0), (Iu, -1)],
+        [(Gaz, 0), (Gaz, 1)],
+        [(Gaz, -1), (Gaz, 0)],
+    ]
+};
+
+/// Every template, as its (field, offset) list.
+fn templates() -> impl Iterator<Item = &'static [(Field, i32)]> {
+    static ALL: std::sync::LazyLock<Vec<Vec<(Field, i32)>>> = std::sync::LazyLock::new(|| {
+        let singles = SINGLE
+            .iter()
+            .flat_map(|(fields, offsets)| offsets.iter().flat_map(move |o| fields.iter().map(move |f| vec![(*f, *o)])));
+        singles.chain(PAIRS.iter().map(|p| p.to_vec())).collect()
+    });
+    ALL.iter().map(Vec::as_slice)
+}
 
 /// Longest gazetteer phrase, in words (fex.py `look_ahead`).
 const LOOK_AHEAD: usize = 3;
@@ -319,7 +256,7 @@ pub fn extract(sentences: &[Vec<Word>], gazetteer: &Gazetteer, mut emit: impl Fn
     for sentence in sentences {
         let snt = &attrs[start..start + sentence.len()];
         for t in 0..snt.len() {
-            for template in TEMPLATES {
+            for template in templates() {
                 if render(template, snt, t, &mut buf) {
                     emit(start + t, &buf);
                 }
@@ -604,6 +541,12 @@ mod tests {
     }
 
     #[test]
+    fn templates_are_the_models_112() {
+        assert_eq!(templates().count(), 112);
+        assert_eq!(templates().filter(|t| t.len() == 2).count(), 9);
+    }
+
+    #[test]
     fn character_slices_count_code_points() {
         assert_eq!(prefix("öö", 3), None);
         assert_eq!(prefix("ööd", 3), Some("ööd"));
@@ -614,7 +557,7 @@ mod tests {
 
     #[test]
     fn python_string_classes() {
-        assert!(pystr::is_upper("NATO-ga") == false && pystr::is_upper("NATO-") && !pystr::is_upper("12"));
+        assert!(!pystr::is_upper("NATO-ga") && pystr::is_upper("NATO-") && !pystr::is_upper("12"));
         assert!(pystr::is_digit('7') && pystr::is_digit('²') && !pystr::is_digit('½') && !pystr::is_digit('Ⅻ'));
         assert!(pystr::is_alnum('õ') && !pystr::is_alnum('-'));
     }
