@@ -138,3 +138,49 @@ impl Reorderer {
         *vm = scored.into_iter().map(|(a, _)| a).collect();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vm(root: &str, ending: &str, pos: &str, form: &str) -> VmAnalysis {
+        VmAnalysis {
+            root: root.into(),
+            ending: ending.into(),
+            clitic: String::new(),
+            partofspeech: pos.into(),
+            form: form.into(),
+        }
+    }
+
+    fn order(r: &Reorderer, word: &str, analyses: &[VmAnalysis]) -> Vec<(String, String)> {
+        r.analyses(word, analyses).into_iter().map(|a| (a.partofspeech, a.form)).collect()
+    }
+
+    #[test]
+    fn analyses_come_in_estnltks_order() {
+        let dir = std::env::temp_dir().join(format!("ta-et-morph-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join(WORD_ORDERINGS),
+            "text\tlemma\tending\tclitic\tpartofspeech\tform\tprob\tfreq\non\tolema\t0\t\tV\tvad\t0.8\t8\non\tolema\t0\t\tV\tb\t0.2\t2\n",
+        )
+        .unwrap();
+        std::fs::write(dir.join(POS_FREQUENCIES), "partofspeech\tfreq\nS\t10\nH\t5\n").unwrap();
+        let r = Reorderer::load(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let pairs = |v: &[(&str, &str)]| v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect::<Vec<_>>();
+        // listed word: its probabilities (the lower-cased word is looked up too)
+        let on = [vm("ole", "0", "V", "b"), vm("ole", "0", "V", "vad")];
+        assert_eq!(order(&r, "On", &on), pairs(&[("V", "vad"), ("V", "b")]));
+        // other words: sorted by root, ending, clitic, POS, form; duplicates dropped; then by POS frequency
+        let tartu = [
+            vm("Tartu", "s", "H", "sg in"),
+            vm("tartu", "s", "S", "sg in"),
+            vm("Tartu", "s", "H", "sg in"),
+        ];
+        assert_eq!(order(&r, "Tartus", &tartu), pairs(&[("S", "sg in"), ("H", "sg in")]));
+        let names = [vm("Mar", "i", "H", "sg g"), vm("Mari", "0", "H", "sg n")];
+        assert_eq!(order(&r, "Mari", &names), pairs(&[("H", "sg n"), ("H", "sg g")]));
+    }
+}
