@@ -5,8 +5,9 @@
 //!
 //! Data, in `<data_dir>/mlp/et/ner/`: `model.bin`, `gazetteer.txt` (compiled to
 //! `gazetteer.fst` on first load) and estnltk's two analysis-order tables (`morph`); the
-//! Vabamorf lexicons `et.dct` and `et3.dct` one directory up. The recognizer holds its own Vabamorf instances (one opens at load, more on
-//! demand when calls overlap, up to the core count).
+//! Vabamorf lexicons `et.dct` and `et3.dct` one directory up. The recognizer holds its own
+//! Vabamorf instances (one opens at load, more on demand when calls overlap, up to the core
+//! count), so `entities` needs only the tokens.
 
 mod features;
 mod gazetteer;
@@ -49,6 +50,8 @@ impl Crf {
     }
 }
 
+/// The Estonian recognizer; `labels` and `features` also take analyses from elsewhere (the
+/// port-fidelity check feeds estnltk's own).
 pub struct EstonianNer {
     crf: Crf,
     gazetteer: Gazetteer,
