@@ -3,7 +3,8 @@
 //!
 //! `ner_et DATA_DIR analysed`: each line holds estnltk's words (`text`, `words` as
 //! `[start, end]`, `sentences` as word counts, `analyses` per word); out: `{"labels": [...],
-//! "features": [[...]]}` from ta's feature extraction and CRF.
+//! "features": [[...]]}` from ta's feature extraction and CRF, and ta's own analyses of the
+//! same words with the labels they give (`ta_analyses`, `ta_analyses_labels`).
 //! `ner_et DATA_DIR text`: each line is `{"text": ...}`; out: ta's tokens, its entities as
 //! `[first, last, type]` token runs and the seconds tokenizing and recognizing took.
 //!
@@ -93,7 +94,33 @@ fn analysed(ner: &EstonianNer, input: &Value) -> Result<Value, String> {
         let n = n.as_u64().unwrap_or(0) as usize;
         sentences.push(next.by_ref().take(n).map(|(text, analyses)| Word { text, analyses }).collect());
     }
-    Ok(json!({"labels": ner.labels(&sentences), "features": ner.features(&sentences)}))
+    // the same words analysed by ta's Vabamorf instead
+    let texts: Vec<Vec<&str>> = sentences.iter().map(|s| s.iter().map(|w| w.text).collect()).collect();
+    let own = ner.analyse(&texts);
+    let mut next = own.iter();
+    let own_words: Vec<Vec<Word>> = texts
+        .iter()
+        .map(|s| {
+            s.iter()
+                .zip(next.by_ref())
+                .map(|(text, analyses)| Word { text, analyses })
+                .collect()
+        })
+        .collect();
+    let own: Vec<Vec<Value>> = own
+        .iter()
+        .map(|word| {
+            word.iter()
+                .map(|a| json!({"root_tokens": a.root_tokens, "ending": a.ending, "form": a.form, "partofspeech": a.partofspeech}))
+                .collect()
+        })
+        .collect();
+    Ok(json!({
+        "labels": ner.labels(&sentences),
+        "features": ner.features(&sentences),
+        "ta_analyses": own,
+        "ta_analyses_labels": ner.labels(&own_words),
+    }))
 }
 
 /// ta's tokens and entities for a raw text.

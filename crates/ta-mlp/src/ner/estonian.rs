@@ -110,16 +110,21 @@ impl EstonianNer {
         }
         labels
     }
-}
 
-impl Recognizer for EstonianNer {
-    fn entities(&self, sentences: &[Vec<&str>]) -> Vec<Entity> {
-        let analyses: Vec<Vec<Analysis>> = sentences
+    /// Every word's analyses (sentences in order, flattened), in estnltk's order.
+    pub fn analyse(&self, sentences: &[Vec<&str>]) -> Vec<Vec<Analysis>> {
+        sentences
             .iter()
             .flatten()
             .zip(self.morph.analyses(sentences))
             .map(|(word, vm)| self.reorderer.analyses(word, &vm))
-            .collect();
+            .collect()
+    }
+}
+
+impl Recognizer for EstonianNer {
+    fn entities(&self, sentences: &[Vec<&str>]) -> Vec<Entity> {
+        let analyses = self.analyse(sentences);
         if analyses.is_empty() {
             return Vec::new();
         }

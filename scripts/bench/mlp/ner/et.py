@@ -7,7 +7,8 @@
                                    (ner_et analysed) and ta's own run (ner_et text)
 
 Entities are compared as (start, end, type) in the original text, label-aware and exact.
-The package's entities come from its labels decoded by ner.md §5.1 (estnltk's own layer also
+Info rows: ta's own analyses of estnltk's words (all of them, in order), and the labels they
+give, which separate morphology from tokenization. The package's entities come from its labels decoded by ner.md §5.1 (estnltk's own layer also
 drops an entity that ends the text; its count is printed beside). Exits non-zero when a
 target is missed.
 """
@@ -135,12 +136,15 @@ def table(package, analysed, ta):
     ana = [json.loads(line) for line in open(analysed, encoding="utf-8")]
     own = [json.loads(line) for line in open(ta, encoding="utf-8")]
     # N1
-    tokens = same_label = same_features = 0
+    tokens = same_label = same_features = same_analyses = same_morph_label = 0
     for p, a in zip(pkg, ana, strict=True):
-        for lp, la, fp, fa in zip(p["labels"], a["labels"], p["features"], a["features"], strict=True):
+        rows = zip(p["labels"], a["labels"], p["features"], a["features"], strict=True)
+        for (lp, la, fp, fa), pa, ta_a, lm in zip(rows, p["analyses"], a["ta_analyses"], a["ta_analyses_labels"]):
             tokens += 1
             same_label += lp == la
             same_features += Counter(map(normalized, fp)) == Counter(map(normalized, fa))
+            same_analyses += pa == ta_a
+            same_morph_label += lp == lm
     # N2
     gold_n = pred_n = hit = layer_n = 0
     per_type = Counter()
@@ -168,6 +172,8 @@ def table(package, analysed, ta):
     rows = [
         ("N1 labels, estnltk words+analyses", f"{same_label}/{tokens} = {n1:.4%}", ">= 99.5%", n1 >= 0.995),
         ("N1 feature strings equal (per token)", f"{same_features}/{tokens} = {same_features / tokens:.4%}", "-", True),
+        ("info: ta's analyses equal estnltk's", f"{same_analyses}/{tokens} = {same_analyses / tokens:.4%}", "-", True),
+        ("info: labels, estnltk words, ta analyses", f"{same_morph_label}/{tokens} = {same_morph_label / tokens:.4%}", "-", True),
         ("N2 exact-span F1 vs package", f"{f1:.4f} (P {precision:.4f}, R {recall:.4f})", ">= 0.97", f1 >= 0.97),
         ("N2 package entities", f"{gold_n} ({dict(per_type)}; estnltk layer {layer_n})", ">= 300", gold_n >= 300),
         ("N3 texts/s, one thread", f"ta {ta_rate:.1f}, estnltk {pkg_rate:.1f} = {ratio:.1f}x", ">= 10x", ratio >= 10),
