@@ -212,9 +212,9 @@ impl Estonian {
             let sent: Vec<&str> = words.iter().copied().filter(|w| is_visible(w)).collect();
             let raw = call(ta_vm_analyze_all, handle, &sent).unwrap_or_default();
             let mut lines = raw.split('\n');
-            out.extend(words.iter().map(|w| match is_visible(w) {
-                true => word_analyses(w, lines.next().unwrap_or("")),
-                false => word_analyses(w, ""),
+            out.extend(words.iter().map(|w| {
+                let line = if is_visible(w) { lines.next().unwrap_or("") } else { "" };
+                word_analyses(w, line)
             }));
         }
         out
