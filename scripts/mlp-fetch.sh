@@ -2,10 +2,10 @@
 # Fetch the third-party packages the MLP engine's data is built from (mlp.md §9, §12).
 #
 # Downloads with the ordinary registry clients into a git-ignored cache, checks SHA-256,
-# extracts the Vabamorf C++ sources (LGPL) to third_party/vabamorf/, and sets up a
-# throw-away venv with the readers mlp-build-data.py needs, and copies the Vabamorf
-# lexicons and the Russian NER model (ner.md §5.2) to the MLP data directory. Steps whose
-# results are present are skipped.
+# extracts the Vabamorf C++ sources (LGPL) to third_party/vabamorf/, sets up a throw-away
+# venv with the readers mlp-build-data.py needs, and copies the Vabamorf lexicons and the
+# named-entity models with their licences (ner.md §5: mlp/<lang>/ner/) to the MLP data
+# directory. Steps whose results are present are skipped.
 #
 # Usage: scripts/mlp-fetch.sh [CACHE_DIR]   (default: .cache/mlp)
 # Env:   TA_MLP_DATA   the directory holding mlp/ (default: data/ in the checkout)
@@ -36,6 +36,9 @@ if [[ ! -x "$VENV/bin/python" ]]; then
 fi
 PIP="$VENV/bin/pip"
 
+# estnltk 1.7.5's NER model ships only in its binary wheels; the files are the same in each.
+ET_NER_WHEEL="estnltk-1.7.5-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl"
+
 download() {
   for p in "${PACKAGES[@]}"; do
     "$PIP" download --quiet --no-deps "$p" -d "$DL"
@@ -43,6 +46,9 @@ download() {
   # estnltk's sdist carries the Vabamorf sources; its metadata step needs setuptools/wheel present.
   [[ -f "$DL/estnltk-1.7.3.tar.gz" ]] ||
     "$PIP" download --quiet --no-deps --no-binary :all: --no-build-isolation estnltk==1.7.3 -d "$DL"
+  [[ -f "$DL/$ET_NER_WHEEL" ]] ||
+    "$PIP" download --quiet --no-deps --only-binary :all: --python-version 3.11 \
+      --platform manylinux_2_28_x86_64 estnltk==1.7.5 -d "$DL"
 }
 
 if [[ ! -f "$SUMS" ]]; then
@@ -68,25 +74,44 @@ extract_vabamorf() {
 }
 [[ -d "$ROOT/third_party/vabamorf/etana" && -f "$OUT/et/et.dct" && -f "$OUT/et/et3.dct" ]] || extract_vabamorf
 
+# Copies members of a wheel (zip) to a directory: WHEEL DEST MEMBER[=NAME]...; each file is
+# written beside its final name and renamed, so an interrupted run leaves no partial file.
+extract_from_wheel() {
+  local wheel="$1" dest="$2"
+  shift 2
+  mkdir -p "$dest"
+  "$VENV/bin/python" - "$wheel" "$dest" "$@" <<'PY'
+import os, shutil, sys, zipfile
+wheel, dest, *members = sys.argv[1:]
+with zipfile.ZipFile(wheel) as z:
+    for member in members:
+        name, _, out = member.partition("=")
+        path = os.path.join(dest, out or os.path.basename(name))
+        with z.open(name) as src, open(path + ".part", "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        os.replace(path + ".part", path)
+PY
+}
+
+# Estonian NER (ner.md §5.1): estnltk 1.7.5's CRF model and settings, its gazetteer, the two
+# tables that order Vabamorf's analyses as estnltk does, and its licence.
+ET_NER="estnltk/taggers/standard/ner"
+ET_ORDER="estnltk/taggers/standard/morph_analysis/reorderings"
+[[ -f "$OUT/et/ner/model.bin" && -f "$OUT/et/ner/gazetteer.txt" && -f "$OUT/et/ner/LICENSE" &&
+  -f "$OUT/et/ner/et_edt-ud-train_cat_postag_freq_all.csv" ]] ||
+  extract_from_wheel "$DL/$ET_NER_WHEEL" "$OUT/et/ner" \
+    "$ET_NER/models/py3_default/model.bin" "$ET_NER/models/py3_default/settings.py" \
+    "$ET_NER/gazetteer/gazetteer.txt" \
+    "$ET_ORDER/et_edt-ud-train_amb_word_analyses_all.csv" "$ET_ORDER/et_edt-ud-train_cat_postag_freq_all.csv" \
+    "estnltk-1.7.5.dist-info/licenses/LICENSE"
+
 # Russian NER (ner.md §5.2): natasha's slovnet news NER pack and navec news embeddings, which
 # ta reads as they are, with the package's licence (MIT).
-extract_ner_ru() {
-  mkdir -p "$OUT/ru/ner"
-  "$VENV/bin/python" - "$DL"/natasha-1.6.0-*.whl "$OUT/ru/ner" <<'EOF'
-import os, shutil, sys, zipfile
-wheel, dest = sys.argv[1], sys.argv[2]
-with zipfile.ZipFile(wheel) as z:
-    for member in ["natasha/data/model/slovnet_ner_news_v1.tar",
-                   "natasha/data/emb/navec_news_v1_1B_250K_300d_100q.tar",
-                   "natasha-1.6.0.dist-info/LICENSE"]:
-        path = os.path.join(dest, os.path.basename(member))
-        with z.open(member) as src, open(path + ".part", "wb") as out:
-            shutil.copyfileobj(src, out)
-        os.replace(path + ".part", path)
-EOF
-}
 [[ -f "$OUT/ru/ner/slovnet_ner_news_v1.tar" && -f "$OUT/ru/ner/navec_news_v1_1B_250K_300d_100q.tar" &&
-  -f "$OUT/ru/ner/LICENSE" ]] || extract_ner_ru
+  -f "$OUT/ru/ner/LICENSE" ]] ||
+  extract_from_wheel "$DL"/natasha-1.6.0-*.whl "$OUT/ru/ner" \
+    natasha/data/model/slovnet_ner_news_v1.tar natasha/data/emb/navec_news_v1_1B_250K_300d_100q.tar \
+    natasha-1.6.0.dist-info/LICENSE
 
 "$VENV/bin/python" -c 'import pymorphy3, pymorphy3_dicts_ru' 2>/dev/null ||
   "$PIP" install --quiet pymorphy3 "$DL"/pymorphy3_dicts_ru-*.whl

@@ -23,6 +23,7 @@ mod ffi {
         pub fn ta_vm_open(lex_path: *const c_char, disamb_path: *const c_char) -> *mut c_void;
         pub fn ta_vm_close(handle: *mut c_void);
         pub fn ta_vm_analyze(handle: *mut c_void, words: *const *const c_char, n: c_int) -> *mut c_char;
+        pub fn ta_vm_analyze_all(handle: *mut c_void, words: *const *const c_char, n: c_int) -> *mut c_char;
         pub fn ta_vm_free(s: *mut c_char);
     }
 }
@@ -31,14 +32,17 @@ mod ffi {
 #[cfg(not(ta_vabamorf))]
 mod stand_in {
     use std::ffi::{c_char, c_int, c_void};
-    pub unsafe fn ta_vm_open(_lex: *const c_char, _disamb: *const c_char) -> *mut c_void {
+    pub unsafe extern "C" fn ta_vm_open(_lex: *const c_char, _disamb: *const c_char) -> *mut c_void {
         std::ptr::null_mut()
     }
-    pub unsafe fn ta_vm_close(_handle: *mut c_void) {}
-    pub unsafe fn ta_vm_analyze(_handle: *mut c_void, _words: *const *const c_char, _n: c_int) -> *mut c_char {
+    pub unsafe extern "C" fn ta_vm_close(_handle: *mut c_void) {}
+    pub unsafe extern "C" fn ta_vm_analyze(_handle: *mut c_void, _words: *const *const c_char, _n: c_int) -> *mut c_char {
         std::ptr::null_mut()
     }
-    pub unsafe fn ta_vm_free(_s: *mut c_char) {}
+    pub unsafe extern "C" fn ta_vm_analyze_all(_handle: *mut c_void, _words: *const *const c_char, _n: c_int) -> *mut c_char {
+        std::ptr::null_mut()
+    }
+    pub unsafe extern "C" fn ta_vm_free(_s: *mut c_char) {}
 }
 
 struct Handle(*mut c_void);
@@ -192,10 +196,78 @@ impl Estonian {
         let handle = lease.handle.as_ref().map_or(std::ptr::null_mut(), |h| h.0);
         sentences.iter().flat_map(|s| analyze_sentence(handle, s)).collect()
     }
+
+    /// Every analysis Vabamorf leaves after disambiguation, per word of every sentence,
+    /// flattened; phonetic markers off (estnltk's VabamorfTagger defaults). A word Vabamorf
+    /// cannot analyse gets one analysis: itself as the root, POS `Z` or `X`.
+    pub(crate) fn analyses(&self, sentences: &[Vec<&str>]) -> Vec<Vec<VmAnalysis>> {
+        if sentences.iter().all(|s| s.is_empty()) {
+            return Vec::new();
+        }
+        let lease = self.lease();
+        let handle = lease.handle.as_ref().map_or(std::ptr::null_mut(), |h| h.0);
+        let mut out = Vec::with_capacity(sentences.iter().map(Vec::len).sum());
+        for words in sentences {
+            // Vabamorf asserts on a word with no visible character: such words are not sent
+            let sent: Vec<&str> = words.iter().copied().filter(|w| is_visible(w)).collect();
+            let raw = call(ta_vm_analyze_all, handle, &sent).unwrap_or_default();
+            let mut lines = raw.split('\n');
+            out.extend(words.iter().map(|w| {
+                let line = if is_visible(w) { lines.next().unwrap_or("") } else { "" };
+                word_analyses(w, line)
+            }));
+        }
+        out
+    }
+}
+
+/// One Vabamorf analysis as Vabamorf gives it (compound markers kept in the root).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct VmAnalysis {
+    pub root: String,
+    /// `0` for a zero ending, empty for words that take none.
+    pub ending: String,
+    pub clitic: String,
+    pub partofspeech: String,
+    /// Case and number (`sg el`) or the verb form (`s`).
+    pub form: String,
+}
+
+/// True for a word with a character other than white space and NUL.
+fn is_visible(word: &str) -> bool {
+    word.chars().any(|c| !c.is_whitespace() && c != '\0')
+}
+
+/// A word's analyses from one line of `ta_vm_analyze_all`.
+fn word_analyses(word: &str, line: &str) -> Vec<VmAnalysis> {
+    let mut out: Vec<VmAnalysis> = line
+        .split('\x1f')
+        .filter_map(|a| {
+            let mut f = a.split('\t');
+            let mut next = || f.next().map(str::to_string);
+            Some(VmAnalysis {
+                root: next()?,
+                ending: next()?,
+                clitic: next()?,
+                partofspeech: next()?,
+                form: next()?,
+            })
+        })
+        .collect();
+    if out.is_empty() {
+        out.push(VmAnalysis {
+            root: word.to_string(),
+            ending: String::new(),
+            clitic: String::new(),
+            partofspeech: pos_tag(word, ""),
+            form: String::new(),
+        });
+    }
+    out
 }
 
 fn analyze_sentence(handle: *mut c_void, words: &[&str]) -> Vec<(String, String)> {
-    let raw = call(handle, words).unwrap_or_default();
+    let raw = call(ta_vm_analyze, handle, words).unwrap_or_default();
     let mut lines = raw.split('\n');
     words
         .iter()
@@ -209,8 +281,10 @@ fn analyze_sentence(handle: *mut c_void, words: &[&str]) -> Vec<(String, String)
         .collect()
 }
 
-/// One sentence through the instance `handle`, which the caller holds alone.
-fn call(handle: *mut c_void, words: &[&str]) -> Option<String> {
+type AnalyzeFn = unsafe extern "C" fn(*mut c_void, *const *const c_char, c_int) -> *mut c_char;
+
+/// One sentence through `analyze` on the instance `handle`, which the caller holds alone.
+fn call(analyze: AnalyzeFn, handle: *mut c_void, words: &[&str]) -> Option<String> {
     if handle.is_null() {
         return None;
     }
@@ -221,7 +295,7 @@ fn call(handle: *mut c_void, words: &[&str]) -> Option<String> {
     let ptrs: Vec<*const c_char> = owned.iter().map(|c| c.as_ptr()).collect();
     // SAFETY: `handle` is a live instance held by this caller alone; `ptrs` points at
     // `ptrs.len()` NUL-terminated strings owned by `owned`, which outlives the call.
-    let out = unsafe { ta_vm_analyze(handle, ptrs.as_ptr(), ptrs.len() as c_int) };
+    let out = unsafe { analyze(handle, ptrs.as_ptr(), ptrs.len() as c_int) };
     if out.is_null() {
         return None;
     }
@@ -235,13 +309,25 @@ fn call(handle: *mut c_void, words: &[&str]) -> Option<String> {
 const PHONETIC_MARKERS: [char; 4] = ['~', '?', ']', '<'];
 const COMPOUND_MARKERS: [char; 3] = ['_', '+', '='];
 
-/// estnltk `get_group_tokens` + `get_lemma`.
-fn lemma_from_root(root: &str, pos: &str) -> String {
-    let is_marker = root.chars().count() == 1
+/// True for a root that is a single marker character (estnltk keeps it whole).
+fn is_marker(root: &str) -> bool {
+    root.chars().count() == 1
         && root
             .chars()
-            .all(|c| PHONETIC_MARKERS.contains(&c) || COMPOUND_MARKERS.contains(&c) || c == '-');
-    let lemma = if is_marker {
+            .all(|c| PHONETIC_MARKERS.contains(&c) || COMPOUND_MARKERS.contains(&c) || c == '-')
+}
+
+/// estnltk `get_group_tokens`, flattened: the root's parts between `-` and `_`, markers removed.
+pub(crate) fn root_tokens(root: &str) -> Vec<String> {
+    if is_marker(root) {
+        return vec![root.to_string()];
+    }
+    root.split('-').flat_map(|group| group.split('_').map(trim_markers)).collect()
+}
+
+/// estnltk `get_group_tokens` + `get_lemma`.
+pub(crate) fn lemma_from_root(root: &str, pos: &str) -> String {
+    let lemma = if is_marker(root) {
         root.to_string()
     } else {
         root.split('-')

@@ -3,13 +3,13 @@
 //! reads from `<data_dir>/mlp/<lang>/ner/` (`load`). `facts` turns entities into the `PER`,
 //! `ORG`, `GPE`, `LOC` and `ADDR` facts.
 
+pub mod estonian;
 pub mod facts;
+pub mod russian;
 
 use std::path::Path;
 
 use crate::Lang;
-
-pub mod russian;
 
 /// An entity type, and the fact it becomes (ner.md §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -77,6 +77,7 @@ pub fn load(lang: Lang, dir: &Path) -> Loaded {
         loaded.map(|r| Box::new(r) as Box<dyn Recognizer>).map_err(Unavailable::Missing)
     }
     match lang {
+        Lang::Et => boxed(estonian::EstonianNer::load(dir)),
         Lang::Ru => boxed(russian::RussianNer::load(dir)),
         _ => Err(Unavailable::NotBuilt),
     }

@@ -2,7 +2,10 @@
 //
 // Mirrors what estnltk's wrapper (`Vabamorf::analyze`) does: analyse a sentence with
 // guess/propername/phonetic on, disambiguate, and hand back every word's first analysis
-// as "root\tpartofspeech\n" lines (an empty line when the word got none).
+// as "root\tpartofspeech\n" lines (an empty line when the word got none). `ta_vm_analyze_all`
+// hands back every analysis left after disambiguation, as estnltk's VabamorfTagger has them
+// (phonetic markers off): one line per word, analyses separated by \x1f, each
+// "root\tending\tclitic\tpartofspeech\tform".
 //
 // Threads: a handle is used by one thread at a time (ta keeps a pool of handles); separate
 // handles share no mutable state. FSC's string allocator keeps one pool per thread behind a
@@ -78,6 +81,40 @@ char* ta_vm_analyze(void* handle, const char* const* words, int n) {
         }
         return dup_string(out);
     } catch (...) {
+        return nullptr;
+    }
+}
+
+char* ta_vm_analyze_all(void* handle, const char* const* words, int n) {
+    Handle* h = static_cast<Handle*>(handle);
+    const bool phonetic = h->linguistic.m_bPhonetic;
+    try {
+        CFSArray<CPTWord> sentence;
+        for (int i = 0; i < n; ++i) sentence.AddItem(CPTWord(to_wide(words[i])));
+        h->linguistic.m_bPhonetic = false;
+        CFSArray<CMorphInfos> results = h->linguistic.AnalyzeSentence(sentence);
+        h->linguistic.m_bPhonetic = phonetic;
+        results = h->disambiguator.Disambiguate(results);
+        std::string out;
+        for (INTPTR i = 0; i < results.GetSize(); ++i) {
+            const CFSArray<CMorphInfo>& infos = results[i].m_MorphInfo;
+            for (INTPTR j = 0; j < infos.GetSize(); ++j) {
+                if (j > 0) out += '\x1f';
+                out += to_utf8(infos[j].m_szRoot);
+                out += '\t';
+                out += to_utf8(infos[j].m_szEnding);
+                out += '\t';
+                out += to_utf8(infos[j].m_szClitic);
+                out += '\t';
+                if (infos[j].m_cPOS) out += static_cast<char>(infos[j].m_cPOS);
+                out += '\t';
+                out += to_utf8(infos[j].m_szForm);
+            }
+            out += '\n';
+        }
+        return dup_string(out);
+    } catch (...) {
+        h->linguistic.m_bPhonetic = phonetic;
         return nullptr;
     }
 }
