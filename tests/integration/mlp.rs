@@ -201,7 +201,36 @@ fn worked_examples() {
                "lemmas": "лукашенко заявить о договоренность москва и минск по нефть .",
                "pos_tags": "PROPN VERB ADP NOUN PROPN CCONJ PROPN ADP NOUN PUNCT"})
     );
-    no_facts(&ru);
+    // ner.md §4: its named entities, and with `all` the BOUNDED group of them.
+    let fact = |name: &str, value: &str, spans: &str, lemma: Value| {
+        json!({"fact": name, "str_val": value, "spans": spans, "doc_path": "text.text", "lemma": lemma})
+    };
+    let entities = [
+        fact("PER", "Лукашенко", "[[0, 9]]", Value::Null),
+        fact("LOC", "Москвы", "[[34, 40]]", Value::Null),
+        fact("LOC", "Минска", "[[43, 49]]", Value::Null),
+    ];
+    let bounded = fact(
+        "BOUNDED",
+        "{'PER': ['Лукашенко'], 'LOC': ['Москвы', 'Минска']}",
+        "[[0, 9], [34, 40], [43, 49]]",
+        json!("{'PER': ['лукашенко'], 'LOC': ['москва', 'минск']}"),
+    );
+    let facts = json!([bounded, entities[0], entities[1], entities[2]]);
+    assert_eq!((&ru["service_facts"], &ru["texta_facts"]), (&facts, &facts));
+    let texts = ["Лукашенко заявил о договоренности Москвы и Минска по нефти.", "Mari Tamm kolis Tallinnast Tartusse."];
+    let named = mlp(&s, &t, json!({"texts": texts, "analyzers": ["ner"]})).ok(200);
+    assert_eq!(named[0]["texta_facts"], json!(entities));
+    assert_eq!(
+        named[1],
+        json!({"text": {"text": "Mari Tamm kolis Tallinnast Tartusse .", "lang": "et"},
+               "service_facts": [fact("PER", "Mari Tamm", "[[0, 9]]", Value::Null),
+                                 fact("LOC", "Tallinnast", "[[16, 26]]", Value::Null),
+                                 fact("LOC", "Tartusse", "[[27, 35]]", Value::Null)],
+               "texta_facts": [fact("PER", "Mari Tamm", "[[0, 9]]", Value::Null),
+                               fact("LOC", "Tallinnast", "[[16, 26]]", Value::Null),
+                               fact("LOC", "Tartusse", "[[27, 35]]", Value::Null)]})
+    );
 
     // The English refiner over the newswire-trained port: a sentence-initial imperative is
     // VB, a sentence-initial third-person verb VBZ, a relative `that` WDT (the port alone:

@@ -37,10 +37,11 @@ fn engine() -> Option<&'static MlpEngine> {
                 let dir = data_dir()?;
                 let engine = MlpEngine::load(&dir, MlpConfig::default());
                 assert!(
-                    engine.alive(),
-                    "MLP data in {} incomplete: {:?}",
+                    engine.alive() && engine.load_warnings().is_empty(),
+                    "MLP data in {} incomplete: {:?} {:?}",
                     dir.display(),
-                    engine.load_errors()
+                    engine.load_errors(),
+                    engine.load_warnings()
                 );
                 Some(engine)
             })
@@ -144,10 +145,16 @@ fn named_entities_without_their_model() {
     assert!(named.ner_required && !Analyzers::all().ner_required);
     assert!(Analyzers::parse(&["ner".into(), "all".into()]).unwrap().ner_required);
     let refusal = e.process(text, &named).unwrap_err();
-    assert_eq!(refusal, "named entities are not available for Estonian in this version of ta");
+    assert!(
+        refusal.starts_with("language data missing for Estonian named entities (et): /nonexistent/mlp/et/ner/"),
+        "{refusal}"
+    );
+    assert!(refusal.ends_with(INSTALL_HINT), "{refusal}");
     let out = e.process(text, &dataless()).unwrap();
     assert_eq!(out["texta_facts"], json!([]));
-    assert!(e.load_warnings().is_empty(), "{:?}", e.load_warnings());
+    let warnings = e.load_warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].starts_with("no named entities for Estonian (et): /nonexistent/mlp/et/ner/"), "{warnings:?}");
 }
 
 /// A partial install (the Russian dictionary missing) refuses Russian texts only.
@@ -251,7 +258,11 @@ fn golden_bounded() {
         .iter()
         .map(|f| f["fact"].as_str().unwrap())
         .collect();
-    assert_eq!(kinds, ["BOUNDED", "NAMEMAIL", "EMAIL"]);
+    assert_eq!(kinds, ["BOUNDED", "PER", "NAMEMAIL", "EMAIL"]);
+    assert_eq!(
+        out["texta_facts"][0]["str_val"],
+        "{'PER': ['Mari Tamm'], 'EMAIL': ['mari.tamm@example.ee']}"
+    );
     assert_eq!(out["texta_facts"][0]["spans"], "[[8, 17], [18, 38]]");
 }
 
