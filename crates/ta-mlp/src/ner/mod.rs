@@ -2,6 +2,8 @@
 //! ta's tokens, the BIO decoding the CRF and CNN models share, and the recognizer each language
 //! reads from `<data_dir>/mlp/<lang>/ner/`.
 
+pub mod english;
+
 /// An entity type, and the fact it becomes (ner.md §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EntityType {
