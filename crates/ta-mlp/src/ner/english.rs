@@ -1,6 +1,6 @@
 //! English NER (ner.md §5.3): a port of spaCy's `en_core_web_sm` 3.8.0 entity recognizer,
 //! reading the package's own files from `<data_dir>/mlp/en/ner/` (`model`, `moves`,
-//! `lookups.bin`): lexical attributes and their hashes (`lexeme`, `hash`), the encoder
+//! `lookups.bin`, `tokenizer`): lexical attributes and their hashes (`lexeme`, `hash`), the encoder
 //! (`tok2vec`), and the greedy BILUO transition parser (`parser`). The whole text is one
 //! document, as spaCy runs it; sentence starts block entities across them. OntoNotes
 //! `PERSON` becomes `PER`; `ORG`, `GPE`, `LOC` are kept and the other types dropped (§4).
@@ -35,7 +35,7 @@ pub struct Labelled<'a> {
 }
 
 impl EnglishNer {
-    /// Reads `model`, `moves` and `lookups.bin` from `dir` (`<data_dir>/mlp/en/ner/`).
+    /// Reads `model`, `moves`, `lookups.bin` and `tokenizer` from `dir` (`<data_dir>/mlp/en/ner/`).
     pub fn load(dir: &Path) -> Result<EnglishNer, String> {
         let read = |name: &str| {
             let path = dir.join(name);
@@ -45,10 +45,11 @@ impl EnglishNer {
         let nodes = weights::read_model(&read("model")?).map_err(context("model"))?;
         let moves = weights::read_moves(&read("moves")?).map_err(context("moves"))?;
         let norms = weights::read_norms(&read("lookups.bin")?).map_err(context("lookups.bin"))?;
+        let token_norms = weights::read_token_norms(&read("tokenizer")?).map_err(context("tokenizer"))?;
         let tok2vec = Tok2Vec::load(&nodes).map_err(context("model"))?;
         let parser = Parser::load(&nodes, moves, tok2vec.out_width).map_err(context("model"))?;
         Ok(EnglishNer {
-            lexicon: Lexicon::new(norms),
+            lexicon: Lexicon::new(norms, token_norms),
             tok2vec,
             parser,
         })

@@ -57,15 +57,18 @@ const BASE_NORMS: &[(&str, &str)] = &[
 
 /// Token text → the ids of its attributes.
 pub struct Lexicon {
-    /// id of a token text → id of its norm (`lexeme_norm` first, then `BASE_NORMS`).
+    /// id of a token text → id of its norm (the tokenizer's token norms first, then
+    /// `lexeme_norm`, then `BASE_NORMS`).
     norms: FxHashMap<u64, u64>,
 }
 
 impl Lexicon {
-    /// A lexicon from the `lexeme_norm` table (id of a text → its norm).
-    pub fn new(lexeme_norm: impl IntoIterator<Item = (u64, String)>) -> Lexicon {
+    /// A lexicon from the `lexeme_norm` table (id of a text → its norm) and the token norms of
+    /// the tokenizer's exceptions (text → norm).
+    pub fn new(lexeme_norm: impl IntoIterator<Item = (u64, String)>, token_norms: impl IntoIterator<Item = (String, String)>) -> Lexicon {
         let mut norms: FxHashMap<u64, u64> = BASE_NORMS.iter().map(|(text, norm)| (string_id(text), string_id(norm))).collect();
         norms.extend(lexeme_norm.into_iter().map(|(key, norm)| (key, string_id(&norm))));
+        norms.extend(token_norms.into_iter().map(|(text, norm)| (string_id(&text), string_id(&norm))));
         Lexicon { norms }
     }
 
@@ -160,7 +163,10 @@ mod tests {
 
     #[test]
     fn norms_prefixes_suffixes() {
-        let lex = Lexicon::new([(string_id("centre"), "center".to_string())]);
+        let lex = Lexicon::new(
+            [(string_id("centre"), "center".to_string())],
+            [("n't".to_string(), "not".to_string())],
+        );
         let [norm, prefix, suffix, _] = lex.attrs("centre");
         assert_eq!(norm, string_id("center"));
         assert_eq!(prefix, string_id("c"));
@@ -168,5 +174,6 @@ mod tests {
         assert_eq!(lex.attrs("Ab")[0], string_id("ab"));
         assert_eq!(lex.attrs("Ab")[2], string_id("Ab"));
         assert_eq!(lex.attrs("—")[0], string_id("-"));
+        assert_eq!(lex.attrs("n't")[0], string_id("not"));
     }
 }

@@ -184,3 +184,47 @@ pub fn read_norms(bytes: &[u8]) -> Result<Vec<(u64, String)>, String> {
         })
         .collect()
 }
+
+/// Token norms spaCy's tokenizer exceptions (`tokenizer`) give where ta's tokenizer makes the
+/// same token: the pieces of one-piece exceptions (`Jan.` → `January`) and the clitics of
+/// contractions (`n't` → `not`, `'re` → `are`), each with its most frequent norm; clitics
+/// whose norm depends on the word before (`'s`, `'d`) keep the lexeme norm on a tie.
+pub fn read_token_norms(bytes: &[u8]) -> Result<Vec<(String, String)>, String> {
+    const ORTH: u64 = 65;
+    const NORM: u64 = 67;
+    let root = parse(bytes, "tokenizer")?;
+    let exceptions = get(&root, "exceptions").and_then(Value::as_map).ok_or("tokenizer: no exceptions")?;
+    let mut counts: std::collections::BTreeMap<String, Vec<(Option<String>, usize)>> = Default::default();
+    for (_, pieces) in exceptions {
+        let pieces = pieces.as_array().ok_or("tokenizer: bad exception")?;
+        for piece in pieces {
+            let attr = |id: u64| {
+                piece
+                    .as_map()?
+                    .iter()
+                    .find(|(k, _)| k.as_u64() == Some(id))
+                    .and_then(|(_, v)| key_str(v))
+            };
+            let Some(orth) = attr(ORTH) else { continue };
+            let clitic = orth.starts_with(['\'', '’']) || orth == "n't" || orth == "n’t";
+            if pieces.len() == 1 || clitic {
+                let norm = attr(NORM);
+                let entry = counts.entry(orth).or_default();
+                match entry.iter_mut().find(|(n, _)| *n == norm) {
+                    Some((_, c)) => *c += 1,
+                    None => entry.push((norm, 1)),
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (orth, mut norms) in counts {
+        norms.sort_by(|a, b| b.1.cmp(&a.1));
+        if let [(Some(norm), top), rest @ ..] = norms.as_slice() {
+            if rest.first().is_none_or(|(_, c)| c < top) {
+                out.push((orth, norm.clone()));
+            }
+        }
+    }
+    Ok(out)
+}
