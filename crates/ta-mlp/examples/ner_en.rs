@@ -5,7 +5,8 @@
 //!   `{"ents": [[first, last, label], ...]}` with the model's own labels (N1).
 //! - `{"text": "..."}` → ta's tokens and the recognizer's entities:
 //!   `{"tokens": [...], "ents": [[first, last, fact], ...]}` (N2), after the whole input is read
-//!   and timed; the time for all texts goes to stderr as `seconds <s>` (N3).
+//!   and timed; the time for all texts goes to stderr as `seconds <s>` (N3), and the model's
+//!   load time as `load_seconds <s>`.
 //!
 //! Usage: `ner_en <data_dir>` (the directory holding `mlp/`).
 
@@ -21,7 +22,9 @@ use ta_mlp::{Lang, MlpConfig, MlpEngine};
 fn main() -> Result<(), String> {
     let data = std::env::args().nth(1).ok_or("usage: ner_en <data_dir>")?;
     let data = Path::new(&data);
+    let start = Instant::now();
     let ner = EnglishNer::load(&data.join("mlp/en/ner"))?;
+    eprintln!("load_seconds {}", start.elapsed().as_secs_f64());
     let lines: Vec<Value> = std::io::stdin()
         .lock()
         .lines()

@@ -219,7 +219,7 @@ pub fn read_token_norms(bytes: &[u8]) -> Result<Vec<(String, String)>, String> {
     }
     let mut out = Vec::new();
     for (orth, mut norms) in counts {
-        norms.sort_by(|a, b| b.1.cmp(&a.1));
+        norms.sort_by_key(|(_, count)| std::cmp::Reverse(*count));
         if let [(Some(norm), top), rest @ ..] = norms.as_slice() {
             if rest.first().is_none_or(|(_, c)| c < top) {
                 out.push((orth, norm.clone()));
