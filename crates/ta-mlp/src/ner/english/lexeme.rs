@@ -159,6 +159,25 @@ mod tests {
         assert_eq!(shape("NATO-ga"), "XXXX-xx");
         assert_eq!(shape("2024"), "dddd");
         assert_eq!(shape("a.b.c"), "x.x.x");
+        // Python's str semantics, as spaCy 3.8 shapes these.
+        let spacy = [
+            ("İstanbul", "Xxxxx"),
+            ("ǅemal", "xxxx"),
+            ("x²", "xd"),
+            ("½", "½"),
+            ("Ⅻ", "Ⅻ"),
+            ("a\u{301}b", "x\u{301}x"),
+            ("東京", "xx"),
+            ("١٢٣", "ddd"),
+            ("ΟΔΟΣ", "XXXX"),
+            ("𝔘nicode", "Xxxxx"),
+            ("①", "d"),
+            ("x\u{903}y", "x\u{903}x"),
+            ("ๆ", "x"),
+        ];
+        for (text, want) in spacy {
+            assert_eq!(shape(text), want, "{text}");
+        }
     }
 
     #[test]
