@@ -45,18 +45,18 @@ impl Parser {
         let lower = nodes
             .iter()
             .find(|n| n.name == "precomputable_affine")
-            .ok_or("model: no precomputable_affine layer")?;
+            .ok_or("no precomputable_affine layer")?;
         let &[n_feats, n_hidden, n_pieces, _] = lower.shape("W") else {
-            return Err("model: bad precomputable_affine weights".into());
+            return Err("bad precomputable_affine weights".into());
         };
         if n_feats != N_FEATS {
-            return Err(format!("model: {n_feats} state features, expected {N_FEATS}"));
+            return Err(format!("{n_feats} state features, expected {N_FEATS}"));
         }
         let n_classes = moves.len();
         let upper = nodes
             .iter()
             .find(|n| n.name == "linear" && n.shape("W") == [n_classes, n_hidden])
-            .ok_or_else(|| format!("model: no output layer for {n_classes} moves"))?;
+            .ok_or_else(|| format!("no output layer for {n_classes} moves"))?;
         let mut labels = vec![String::new()];
         let mut classes = Vec::with_capacity(n_classes);
         for (action, label) in moves {

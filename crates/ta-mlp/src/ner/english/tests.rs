@@ -99,3 +99,18 @@ fn odd_input_does_not_panic() {
     let found = ner.entities(&long);
     assert!(found.len() >= 14_000, "{} entities", found.len());
 }
+
+#[test]
+fn load_errors_name_the_file() {
+    let dir = std::env::temp_dir().join(format!("ta-ner-en-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let err = EnglishNer::load(&dir).err().expect("an empty directory does not load");
+    assert!(err.contains("model") && err.contains("No such file"), "{err}");
+    std::fs::write(dir.join("model"), [0x92u8]).unwrap();
+    let err = EnglishNer::load(&dir).err().expect("a truncated model does not load");
+    assert!(err.starts_with("English NER: model: not msgpack"), "{err}");
+    std::fs::write(dir.join("model"), [0x80u8]).unwrap();
+    let err = EnglishNer::load(&dir).err().expect("an empty model does not load");
+    assert_eq!(err, "English NER: model: no nodes list");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

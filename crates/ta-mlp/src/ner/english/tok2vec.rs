@@ -93,9 +93,9 @@ impl Tok2Vec {
         let mut embeds = Vec::new();
         for node in named("hashembed") {
             let [rows, width] = node.shape("E") else {
-                return Err("model: hashembed without a table".into());
+                return Err("hashembed without a table".into());
             };
-            let seed = node.attr_int("seed").ok_or("model: hashembed without a seed")?;
+            let seed = node.attr_int("seed").ok_or("hashembed without a seed")?;
             embeds.push(HashEmbed {
                 table: node.param("E", &[*rows, *width])?.to_vec(),
                 rows: *rows,
@@ -103,13 +103,13 @@ impl Tok2Vec {
             });
         }
         if embeds.len() != 4 {
-            return Err(format!("model: {} hash embeddings, expected 4", embeds.len()));
+            return Err(format!("{} hash embeddings, expected 4", embeds.len()));
         }
         let width = embeds[0].table.len() / embeds[0].rows;
         let maxouts: Vec<&Node> = named("maxout").collect();
         let norms: Vec<&Node> = named("layernorm").collect();
         if maxouts.len() < 2 || maxouts.len() != norms.len() {
-            return Err("model: maxout and layernorm layers missing".into());
+            return Err("maxout and layernorm layers missing".into());
         }
         let reduce = MaxoutNorm::load(maxouts[0], norms[0], 4 * width, width)?;
         let blocks = maxouts[1..]
@@ -119,7 +119,7 @@ impl Tok2Vec {
             .collect::<Result<Vec<_>, _>>()?;
         let proj = named("linear")
             .find(|n| n.shape("W").get(1) == Some(&width))
-            .ok_or("model: no projection layer")?;
+            .ok_or("no projection layer")?;
         let out_width = proj.shape("W")[0];
         Ok(Tok2Vec {
             embeds,

@@ -25,10 +25,10 @@ impl Node {
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, a)| a)
-            .ok_or_else(|| format!("model node {} has no parameter {name}", self.name))?;
+            .ok_or_else(|| format!("node {} has no parameter {name}", self.name))?;
         if array.shape != shape {
             return Err(format!(
-                "model node {} parameter {name} has shape {:?}, expected {shape:?}",
+                "node {} parameter {name} has shape {:?}, expected {shape:?}",
                 self.name, array.shape
             ));
         }
@@ -47,7 +47,7 @@ impl Node {
 }
 
 fn parse(bytes: &[u8], what: &str) -> Result<Value, String> {
-    rmpv::decode::read_value(&mut &bytes[..]).map_err(|e| format!("{what}: not msgpack: {e}"))
+    rmpv::decode::read_value(&mut &bytes[..]).map_err(|e| format!("not msgpack ({what}): {e}"))
 }
 
 fn get<'a>(map: &'a Value, key: &str) -> Option<&'a Value> {
@@ -98,33 +98,29 @@ fn array(v: &Value) -> Result<Array, String> {
 
 /// The nodes of a thinc model file, in its order.
 pub fn read_model(bytes: &[u8]) -> Result<Vec<Node>, String> {
-    let root = parse(bytes, "model")?;
-    let list = |key: &str| {
-        get(&root, key)
-            .and_then(Value::as_array)
-            .ok_or_else(|| format!("model: no {key} list"))
-    };
+    let root = parse(bytes, "file")?;
+    let list = |key: &str| get(&root, key).and_then(Value::as_array).ok_or_else(|| format!("no {key} list"));
     let (nodes, attrs, params) = (list("nodes")?, list("attrs")?, list("params")?);
     if nodes.len() != attrs.len() || nodes.len() != params.len() {
-        return Err("model: nodes, attrs and params differ in length".into());
+        return Err("nodes, attrs and params differ in length".into());
     }
     let mut out = Vec::with_capacity(nodes.len());
     for ((node, attrs), params) in nodes.iter().zip(attrs).zip(params) {
-        let name = get(node, "name").and_then(key_str).ok_or("model: node without a name")?;
+        let name = get(node, "name").and_then(key_str).ok_or("node without a name")?;
         let mut decoded = Vec::new();
         for (k, v) in attrs.as_map().map(Vec::as_slice).unwrap_or(&[]) {
-            let key = key_str(k).ok_or("model: bad attribute name")?;
+            let key = key_str(k).ok_or("bad attribute name")?;
             // Attribute values are msgpack documents of their own.
             let value = match v {
-                Value::Binary(b) => parse(b, "model attribute")?,
+                Value::Binary(b) => parse(b, "attribute")?,
                 other => other.clone(),
             };
             decoded.push((key, value));
         }
         let mut arrays = Vec::new();
         for (k, v) in params.as_map().map(Vec::as_slice).unwrap_or(&[]) {
-            let key = key_str(k).ok_or("model: bad parameter name")?;
-            arrays.push((key.clone(), array(v).map_err(|e| format!("model node {name} {key}: {e}"))?));
+            let key = key_str(k).ok_or("bad parameter name")?;
+            arrays.push((key.clone(), array(v).map_err(|e| format!("node {name} {key}: {e}"))?));
         }
         out.push(Node {
             name,
@@ -139,13 +135,13 @@ pub fn read_model(bytes: &[u8]) -> Result<Vec<Node>, String> {
 /// (B, I, L, U, O, numbered 1–5 as in spaCy) its labels by descending frequency, ties by
 /// descending name; `O` only with the empty label.
 pub fn read_moves(bytes: &[u8]) -> Result<Vec<(u8, String)>, String> {
-    let root = parse(bytes, "moves")?;
-    let json = get(&root, "moves").and_then(key_str).ok_or("moves: no moves entry")?;
-    let table: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&json).map_err(|e| format!("moves: {e}"))?;
+    let root = parse(bytes, "file")?;
+    let json = get(&root, "moves").and_then(key_str).ok_or("no moves entry")?;
+    let table: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&json).map_err(|e| format!("{e}"))?;
     let mut actions: Vec<(u8, &serde_json::Map<String, serde_json::Value>)> = Vec::new();
     for (k, v) in &table {
-        let action: u8 = k.parse().map_err(|_| format!("moves: bad action {k:?}"))?;
-        actions.push((action, v.as_object().ok_or("moves: bad label table")?));
+        let action: u8 = k.parse().map_err(|_| format!("bad action {k:?}"))?;
+        actions.push((action, v.as_object().ok_or("bad label table")?));
     }
     actions.sort_by_key(|(a, _)| *a);
     let mut out = Vec::new();
@@ -154,7 +150,7 @@ pub fn read_moves(bytes: &[u8]) -> Result<Vec<(u8, String)>, String> {
         for (label, freq) in labels {
             match freq.as_i64() {
                 Some(f) if f >= 0 => sorted.push((f, label)),
-                _ => return Err(format!("moves: unsupported frequency {freq} of {label:?}")),
+                _ => return Err(format!("unsupported frequency {freq} of {label:?}")),
             }
         }
         sorted.sort_by(|a, b| b.cmp(a));
@@ -169,18 +165,18 @@ pub fn read_moves(bytes: &[u8]) -> Result<Vec<(u8, String)>, String> {
 
 /// The `lexeme_norm` table of `lookups.bin`: id of a text → its norm.
 pub fn read_norms(bytes: &[u8]) -> Result<Vec<(u64, String)>, String> {
-    let root = parse(bytes, "lookups.bin")?;
+    let root = parse(bytes, "file")?;
     let table = match get(&root, "lexeme_norm") {
-        Some(Value::Binary(b)) => parse(b, "lexeme_norm")?,
+        Some(Value::Binary(b)) => parse(b, "lexeme_norm table")?,
         Some(v) => v.clone(),
-        None => return Err("lookups.bin: no lexeme_norm table".into()),
+        None => return Err("no lexeme_norm table".into()),
     };
     let table = get(&table, "dict").cloned().unwrap_or(table);
-    let map = table.as_map().ok_or("lookups.bin: lexeme_norm is not a map")?;
+    let map = table.as_map().ok_or("lexeme_norm is not a map")?;
     map.iter()
         .map(|(k, v)| match (k.as_u64(), key_str(v)) {
             (Some(k), Some(v)) => Ok((k, v)),
-            _ => Err("lookups.bin: bad lexeme_norm entry".to_string()),
+            _ => Err("bad lexeme_norm entry".to_string()),
         })
         .collect()
 }
@@ -192,11 +188,11 @@ pub fn read_norms(bytes: &[u8]) -> Result<Vec<(u64, String)>, String> {
 pub fn read_token_norms(bytes: &[u8]) -> Result<Vec<(String, String)>, String> {
     const ORTH: u64 = 65;
     const NORM: u64 = 67;
-    let root = parse(bytes, "tokenizer")?;
-    let exceptions = get(&root, "exceptions").and_then(Value::as_map).ok_or("tokenizer: no exceptions")?;
+    let root = parse(bytes, "file")?;
+    let exceptions = get(&root, "exceptions").and_then(Value::as_map).ok_or("no exceptions")?;
     let mut counts: std::collections::BTreeMap<String, Vec<(Option<String>, usize)>> = Default::default();
     for (_, pieces) in exceptions {
-        let pieces = pieces.as_array().ok_or("tokenizer: bad exception")?;
+        let pieces = pieces.as_array().ok_or("bad exception")?;
         for piece in pieces {
             let attr = |id: u64| {
                 piece
