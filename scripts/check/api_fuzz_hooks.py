@@ -127,12 +127,9 @@ def before_call(context, case, **kwargs):
 
 @schemathesis.check
 def no_server_error_but_missing_language_data(ctx, response, case):
-    """Fails any 5xx, as the built-in not_a_server_error does, except the documented 503s
-    that refuse language processing when the language data is not installed (a clone on
-    which scripts/setup.sh has not run) or when `ner` is asked for by name in a language
-    without a named-entity model."""
-    refusal = response.status_code == 503 and response.text.startswith(
-        ('{"detail":"language data missing for ', '{"detail":"named entities are not available for ')
-    )
+    """Fails any 5xx, as the built-in not_a_server_error does, except the documented 503
+    that refuses language processing when the language data is not installed (a clone on
+    which scripts/setup.sh has not run)."""
+    refusal = response.status_code == 503 and response.text.startswith('{"detail":"language data missing for ')
     if response.status_code >= 500 and not refusal:
         raise AssertionError(f"server error {response.status_code}: {response.text[:300]}")

@@ -202,9 +202,7 @@ fn worked_examples() {
                "pos_tags": "PROPN VERB ADP NOUN PROPN CCONJ PROPN ADP NOUN PUNCT"})
     );
     // ner.md §4: its named entities, and with `all` the BOUNDED group of them.
-    let fact = |name: &str, value: &str, spans: &str, lemma: Value| {
-        json!({"fact": name, "str_val": value, "spans": spans, "doc_path": "text.text", "lemma": lemma})
-    };
+    let fact = |name: &str, value: &str, spans: &str, lemma: Value| json!({"fact": name, "str_val": value, "spans": spans, "doc_path": "text.text", "lemma": lemma});
     let entities = [
         fact("PER", "Лукашенко", "[[0, 9]]", Value::Null),
         fact("LOC", "Москвы", "[[34, 40]]", Value::Null),
@@ -218,9 +216,20 @@ fn worked_examples() {
     );
     let facts = json!([bounded, entities[0], entities[1], entities[2]]);
     assert_eq!((&ru["service_facts"], &ru["texta_facts"]), (&facts, &facts));
-    let texts = ["Лукашенко заявил о договоренности Москвы и Минска по нефти.", "Mari Tamm kolis Tallinnast Tartusse."];
+    let texts = [
+        "Лукашенко заявил о договоренности Москвы и Минска по нефти.",
+        "Mari Tamm kolis Tallinnast Tartusse.",
+        "Barack Obama visited Tallinn.",
+    ];
     let named = mlp(&s, &t, json!({"texts": texts, "analyzers": ["ner"]})).ok(200);
     assert_eq!(named[0]["texta_facts"], json!(entities));
+    assert_eq!(
+        named[2]["texta_facts"],
+        json!([
+            fact("PER", "Barack Obama", "[[0, 12]]", Value::Null),
+            fact("GPE", "Tallinn", "[[21, 28]]", Value::Null)
+        ])
+    );
     assert_eq!(
         named[1],
         json!({"text": {"text": "Mari Tamm kolis Tallinnast Tartusse .", "lang": "et"},

@@ -36,7 +36,7 @@ use self::entities::EntityMapper;
 use self::estonian::Estonian;
 use self::facts::{Doc, Fact, FactExtractor};
 use self::langdetect::LangDetector;
-use self::ner::{Entity, Recognizer, Unavailable};
+use self::ner::{Entity, Recognizer};
 pub use self::russian::RuPos;
 use self::russian::Russian;
 use self::tokenize::Tokenizer;
@@ -295,22 +295,21 @@ impl MlpEngine {
     pub fn load_warnings(&self) -> Vec<String> {
         self.recognizers
             .iter()
-            .filter_map(|(lang, r)| match r {
-                Err(Unavailable::Missing(e)) => Some(format!("no named entities for {} ({}): {e}", lang.name(), lang.code())),
-                _ => None,
+            .filter_map(|(lang, r)| {
+                r.as_ref()
+                    .err()
+                    .map(|e| format!("no named entities for {} ({}): {e}", lang.name(), lang.code()))
             })
             .collect()
     }
 
     /// The recognizer of `lang`, or why there is none.
     fn recognizer(&self, lang: Lang) -> Result<&dyn Recognizer, String> {
+        let what = || format!("{} named entities ({})", lang.name(), lang.code());
         match self.recognizers.iter().find(|(l, _)| *l == lang).map(|(_, r)| r) {
             Some(Ok(r)) => Ok(r.as_ref()),
-            Some(Err(Unavailable::Missing(e))) => Err(missing(&format!("{} named entities ({})", lang.name(), lang.code()), e)),
-            _ => Err(format!(
-                "named entities are not available for {} in this version of ta",
-                lang.name()
-            )),
+            Some(Err(e)) => Err(missing(&what(), e)),
+            None => Err(missing(&what(), "not among the configured languages (TA_MLP_LANGUAGES)")),
         }
     }
 

@@ -154,7 +154,10 @@ fn named_entities_without_their_model() {
     assert_eq!(out["texta_facts"], json!([]));
     let warnings = e.load_warnings();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert!(warnings[0].starts_with("no named entities for Estonian (et): /nonexistent/mlp/et/ner/"), "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("no named entities for Estonian (et): /nonexistent/mlp/et/ner/"),
+        "{warnings:?}"
+    );
 }
 
 /// A partial install (the Russian dictionary missing) refuses Russian texts only.

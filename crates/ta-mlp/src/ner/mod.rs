@@ -3,6 +3,7 @@
 //! reads from `<data_dir>/mlp/<lang>/ner/` (`load`). `facts` turns entities into the `PER`,
 //! `ORG`, `GPE`, `LOC` and `ADDR` facts.
 
+pub mod english;
 pub mod estonian;
 pub mod facts;
 pub mod russian;
@@ -59,27 +60,18 @@ pub trait Recognizer: Send + Sync {
     fn entities(&self, sentences: &[Vec<&str>]) -> Vec<Entity>;
 }
 
-/// Why a language has no recognizer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Unavailable {
-    /// Its model files are missing or unreadable: which, and why.
-    Missing(String),
-    /// This version of ta has no model for the language.
-    NotBuilt,
-}
-
-/// A language's recognizer as loaded, or why it has none.
-pub type Loaded = Result<Box<dyn Recognizer>, Unavailable>;
+/// A language's recognizer as loaded, or which model file is missing or bad, and why.
+pub type Loaded = Result<Box<dyn Recognizer>, String>;
 
 /// The recognizer of `lang` from `dir` (`<data_dir>/mlp/<lang>/ner/`).
 pub fn load(lang: Lang, dir: &Path) -> Loaded {
     fn boxed<R: Recognizer + 'static>(loaded: Result<R, String>) -> Loaded {
-        loaded.map(|r| Box::new(r) as Box<dyn Recognizer>).map_err(Unavailable::Missing)
+        loaded.map(|r| Box::new(r) as Box<dyn Recognizer>)
     }
     match lang {
+        Lang::En => boxed(english::EnglishNer::load(dir)),
         Lang::Et => boxed(estonian::EstonianNer::load(dir)),
         Lang::Ru => boxed(russian::RussianNer::load(dir)),
-        _ => Err(Unavailable::NotBuilt),
     }
 }
 

