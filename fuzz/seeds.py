@@ -212,6 +212,15 @@ def mlp():
     write("mlp", [t.encode() for t in spread(texts, lambda t: t)])
 
 
+def ner():
+    texts = []
+    paths = ["crates/ta-mlp/src/tests.rs", "crates/ta-mlp/src/ner/facts.rs"]
+    paths += sorted(glob.glob("crates/ta-mlp/src/ner/*/tests.rs")) + sorted(glob.glob("crates/ta-mlp/src/ner/*.rs"))
+    for path in paths:
+        texts += string_literals(path)
+    write("ner", [t.encode() for t in spread(texts, lambda t: t)])
+
+
 if __name__ == "__main__":
     regex_tagger()
     anonymizer()
@@ -219,3 +228,4 @@ if __name__ == "__main__":
     import_files()
     multipart()
     mlp()
+    ner()

@@ -1,6 +1,7 @@
 //! Fuzz target: language processing without language data: HTML stripping
 //! (`normalize_html`), the tokenizer and the fact extractors that read no data files
-//! (contacts, entity lists, name-mails) through `MlpEngine::process`.
+//! (contacts, entity lists, name-mails) through `MlpEngine::process` (the named-entity models
+//! are the `ner` target's).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -29,6 +30,7 @@ const ANALYZERS: Analyzers = Analyzers {
     entities: true,
     namemail: true,
     bounded: false,
+    ner_required: false,
 };
 
 fuzz_target!(init: { engine(); }, |data: &[u8]| {
