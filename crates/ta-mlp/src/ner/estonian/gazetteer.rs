@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use fst::Map;
 
@@ -43,18 +44,26 @@ impl Gazetteer {
     /// Reads `dir/gazetteer.fst`, compiling it from `dir/gazetteer.txt` when missing or stale.
     pub fn load(dir: &Path) -> Result<Gazetteer, String> {
         let (source, compiled) = (dir.join(SOURCE), dir.join(COMPILED));
-        let bytes = if is_stale(&compiled, &source) {
-            let bytes = compile(&source)?;
-            // a read-only data directory keeps the map in memory only
-            let tmp = compiled.with_extension("fst.tmp");
-            if std::fs::write(&tmp, &bytes).is_ok() {
-                let _ = std::fs::rename(&tmp, &compiled);
+        if !is_stale(&compiled, &source) {
+            let bytes = std::fs::read(&compiled).map_err(|e| format!("{}: {e}", compiled.display()))?;
+            // the checksum too: a cut map can pass `new` and fail on lookup
+            match Map::new(bytes).and_then(|map| map.as_fst().verify().map(|()| map)) {
+                Ok(map) => return Ok(Gazetteer { map }),
+                // not a whole map (a source without the text): said; with the text, compiled again
+                Err(e) if !source.exists() => return Err(format!("{}: {e}", compiled.display())),
+                Err(_) => {}
             }
-            bytes
-        } else {
-            std::fs::read(&compiled).map_err(|e| format!("{}: {e}", compiled.display()))?
-        };
-        let map = Map::new(bytes).map_err(|e| format!("{}: {e}", compiled.display()))?;
+        }
+        let bytes = compile(&source)?;
+        // Written under a name of this load's own, then renamed: loads in several processes
+        // at once never read or publish a half-written map. A read-only data directory keeps
+        // the map in memory only.
+        static LOADS: AtomicU64 = AtomicU64::new(0);
+        let tmp = compiled.with_extension(format!("fst.{}-{}.tmp", std::process::id(), LOADS.fetch_add(1, Relaxed)));
+        if std::fs::write(&tmp, &bytes).is_ok() && std::fs::rename(&tmp, &compiled).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        let map = Map::new(bytes).map_err(|e| format!("{}: {e}", source.display()))?;
         Ok(Gazetteer { map })
     }
 
@@ -114,6 +123,21 @@ mod tests {
         assert!(g.get("tartu").is_empty() && g.get("bad").is_empty());
         assert!(dir.join(COMPILED).is_file());
         assert_eq!(Gazetteer::load(&dir).unwrap().get("mari"), g.get("mari"));
+        // a half-written map (another process's crash) is compiled again, and left whole
+        let whole = std::fs::read(dir.join(COMPILED)).unwrap();
+        std::fs::write(dir.join(COMPILED), &whole[..whole.len() / 2]).unwrap();
+        assert_eq!(Gazetteer::load(&dir).unwrap().get("mari"), g.get("mari"));
+        assert_eq!(std::fs::read(dir.join(COMPILED)).unwrap(), whole);
+        // loads at once in several threads each publish a whole map
+        std::fs::remove_file(dir.join(COMPILED)).unwrap();
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| assert_eq!(Gazetteer::load(&dir).unwrap().get("mari"), g.get("mari")));
+            }
+        });
+        assert_eq!(std::fs::read(dir.join(COMPILED)).unwrap(), whole);
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left.len(), 2, "{left:?}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
