@@ -95,7 +95,10 @@ mod tests {
         Entity { kind, first, last }
     }
 
-    fn shown(facts: Vec<Fact>) -> Vec<(String, String, Vec<(usize, usize)>)> {
+    /// A fact's name, value and spans.
+    type Shown = (String, String, Vec<(usize, usize)>);
+
+    fn shown(facts: Vec<Fact>) -> Vec<Shown> {
         facts.into_iter().map(|f| (f.kind, f.value, f.spans)).collect()
     }
 
