@@ -45,8 +45,10 @@ def tasks(corpora, langs):
 
 def draw(corpus, label_of, seed, size, work):
     """Per class (its texts sorted, then shuffled by `seed`): the first `test` texts are the test part,
-    the next size/classes the balanced training sample; every non-test text is in `all`. Writes
-    train.jsonl, test.jsonl, all.jsonl under `work` and returns their paths and the labels."""
+    the next size/classes the balanced training sample; every non-test text is in `all`, and
+    `all_balanced` holds as many non-test texts of each class as the smallest class has (what a
+    tagger trained through the API samples from all the data: positives, as many negatives). Writes
+    one JSONL file per part under `work` and returns their paths and the labels."""
     by_label = collections.defaultdict(set)
     for line in open(corpus):
         d = json.loads(line)
@@ -56,7 +58,8 @@ def draw(corpus, label_of, seed, size, work):
     labels = sorted(by_label)
     test_n = 300 if len(labels) == 2 else 100
     per_class = size // len(labels)
-    parts = {"train": [], "test": [], "all": []}
+    parts = {"train": [], "test": [], "all": [], "all_balanced": []}
+    smallest = min(len(texts) for texts in by_label.values()) - test_n
     for label in labels:
         texts = sorted(by_label[label])
         random.Random(f"{seed}-{label}").shuffle(texts)
@@ -65,6 +68,7 @@ def draw(corpus, label_of, seed, size, work):
         parts["test"] += [(t, label) for t in texts[:test_n]]
         parts["train"] += [(t, label) for t in texts[test_n:test_n + per_class]]
         parts["all"] += [(t, label) for t in texts[test_n:]]
+        parts["all_balanced"] += [(t, label) for t in texts[test_n:test_n + smallest]]
     paths = {}
     for name, rows in parts.items():
         random.Random(seed).shuffle(rows)
@@ -239,7 +243,8 @@ def main():
                     if classifier == "logistic" or a.reference_svm:
                         record((name, config, "reference"), reference(paths, pos, vectorizer, classifier))
                     if config == "tfidf-lr":
-                        record((name, config, "ta all"), ta_tagger(ta, paths, pos, config, work, f"{tag}-{config}-all", "all"))
+                        record((name, config, "ta, same request again"), ta_tagger(ta, paths, pos, config, work, f"{tag}-{config}-again"))
+                        record((name, config, "ta all (balanced)"), ta_tagger(ta, paths, pos, config, work, f"{tag}-{config}-all", "all_balanced"))
                     if vectorizer != "hashing" or a.sklearn_hashing:
                         record((name, config, "sklearn balanced"), sklearn(paths, "train", vectorizer, classifier))
                         record((name, config, "sklearn all"), sklearn(paths, "all", vectorizer, classifier))
