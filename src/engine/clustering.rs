@@ -179,6 +179,7 @@ impl Stored {
             sentences: false,
             remove_stop_words: true,
             custom_stop_words: self.stop_words.join(" "),
+            ..Default::default()
         })
     }
 }

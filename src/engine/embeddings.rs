@@ -120,6 +120,7 @@ fn processor() -> TextProcessor {
         sentences: true,
         remove_stop_words: true,
         custom_stop_words: String::new(),
+        ..Default::default()
     })
 }
 

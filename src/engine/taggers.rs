@@ -2,7 +2,7 @@
 //! validation, storage, the training task (data sample from the project's indices or from
 //! given examples, then `classifier::train`), the model files, and tagging. The learning
 //! itself lives in `classifier`.
-use super::classifier::{self, ClassifierKind, Hooks, Model, Settings, VectorizerKind};
+use super::classifier::{self, ClassifierKind, Hooks, Model, Settings, Tokenization, VectorizerKind};
 use super::error::{Error, Result};
 use super::feedback::FeedbackLink;
 use super::indices::{parse_index_objects, IndexOut};
@@ -120,6 +120,7 @@ impl Stored {
             vectorizer: self.vectorizer,
             classifier: self.classifier,
             stop_words: self.stop_words.clone(),
+            tokenization: Tokenization::Words,
         }
     }
 }

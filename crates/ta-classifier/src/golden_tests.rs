@@ -207,12 +207,14 @@ fn text_processor_matches_python() {
         sentences: false,
         remove_stop_words: true,
         custom_stop_words: custom,
+        ..Default::default()
     });
     let without = TextProcessor::new(&ProcessorOptions::default());
     let sentences = TextProcessor::new(&ProcessorOptions {
         sentences: true,
         remove_stop_words: true,
         custom_stop_words: String::new(),
+        ..Default::default()
     });
     let hooks = Hooks::default();
     let cases = g["cases"].as_array().unwrap();

@@ -38,7 +38,7 @@ mod model_tests;
 pub use error::{Error, Result};
 pub use model::{ClassifierKind, Feature, Model, Settings};
 pub use plot::plot_png;
-pub use text::{builtin_stop_words, Hooks, Phraser, ProcessorOptions, TextProcessor};
+pub use text::{builtin_stop_words, Hooks, Phraser, ProcessorOptions, TextProcessor, Tokenization};
 pub use train::{train, Report};
 pub use vectorize::{Doc, VectorizerKind};
 

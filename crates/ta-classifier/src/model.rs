@@ -2,7 +2,7 @@
 //! classifier; tags texts and lists its strongest features.
 
 use super::logistic::sigmoid;
-use super::text::{Hooks, ProcessorOptions, TextProcessor};
+use super::text::{Hooks, ProcessorOptions, TextProcessor, Tokenization};
 use super::vectorize::{Doc, Features, VectorizerKind};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -26,6 +26,9 @@ pub struct Settings {
     pub classifier: ClassifierKind,
     /// Custom stop words (split on any whitespace), on top of the built-in list.
     pub stop_words: String,
+    /// How texts become tokens; model files from before this setting split on whitespace.
+    #[serde(default)]
+    pub tokenization: Tokenization,
 }
 
 impl Settings {
@@ -35,6 +38,7 @@ impl Settings {
             sentences: false,
             remove_stop_words: true,
             custom_stop_words: self.stop_words.clone(),
+            tokenization: self.tokenization,
         })
     }
 }

@@ -1,7 +1,7 @@
 //! End-to-end tests of training, tagging, feature listing, the model file and errors, on a
 //! small deterministic synthetic corpus.
 
-use super::{train, ClassifierKind, Error, Hooks, Model, Report, Settings, VectorizerKind};
+use super::{train, ClassifierKind, Error, Hooks, Model, Report, Settings, Tokenization, VectorizerKind};
 
 /// Deterministic pseudo-random texts: positives lean on "spam" words, negatives on "ham" words.
 fn corpus(n: usize, fields: usize) -> (Vec<Vec<String>>, Vec<Vec<String>>) {
@@ -35,6 +35,7 @@ fn settings(vectorizer: VectorizerKind, classifier: ClassifierKind, fields: &[&s
         vectorizer,
         classifier,
         stop_words: "soon".into(),
+        tokenization: Tokenization::Whitespace,
     }
 }
 
@@ -169,4 +170,25 @@ fn loader_rejects_corrupt_and_foreign_input() {
         flipped[i] ^= 0x5a;
         let _ = Model::from_bytes(&flipped);
     }
+}
+
+#[test]
+fn models_keep_their_tokenization_and_older_files_split_on_whitespace() {
+    let mut s = settings(VectorizerKind::Count, ClassifierKind::LogisticRegression, &["body"]);
+    s.tokenization = Tokenization::Words;
+    let (model, _) = fit(&s, 80);
+    let bytes = model.to_bytes();
+    let loaded = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(loaded.settings().tokenization, Tokenization::Words);
+    assert_eq!(loaded.tag(&["(free) cash, prize!"]), loaded.tag(&["free cash prize"]));
+    // A file written before the setting existed has no key: it keeps the whitespace split.
+    let header_len = u64::from_le_bytes(bytes[12..20].try_into().unwrap()) as usize;
+    let header = String::from_utf8(bytes[20..20 + header_len].to_vec()).unwrap();
+    let older = header.replace(",\"tokenization\":\"words\"", "");
+    assert_ne!(older, header);
+    let mut file = bytes[..12].to_vec();
+    file.extend_from_slice(&(older.len() as u64).to_le_bytes());
+    file.extend_from_slice(older.as_bytes());
+    file.extend_from_slice(&bytes[20 + header_len..]);
+    assert_eq!(Model::from_bytes(&file).unwrap().settings().tokenization, Tokenization::Whitespace);
 }

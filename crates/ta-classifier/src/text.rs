@@ -1,8 +1,9 @@
 //! The text processor "P" of the tagger pipeline (spec `models.md` 0.2): stripping, optional
-//! sentence split, lemmatisation hook, Unicode lower-casing, whitespace tokenisation, stop-word
-//! removal and an optional phraser.
+//! sentence split, lemmatisation hook, Unicode lower-casing, tokenisation (on whitespace, or into
+//! words), stop-word removal and an optional phraser.
 
 use rustc_hash::FxHashSet;
+use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
 /// Joins frequent word pairs into one token (implemented by the embedding module).
@@ -21,6 +22,20 @@ pub struct Hooks<'a> {
     pub phraser: Option<&'a dyn Phraser>,
 }
 
+/// How a lower-cased text becomes tokens.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tokenization {
+    /// Split on runs of whitespace; punctuation stays attached (`word,`), as spec 0.2 step 4.
+    #[default]
+    Whitespace,
+    /// Words: runs of letters, digits and `_` (Python's `\w+`), any script; punctuation and
+    /// whitespace separate them and are dropped. So `файл,` `файл.` `(файл)` are one feature
+    /// `файл`: on a few thousand texts of an inflected language, attached punctuation splits
+    /// every word form again, and fewer of them reach a vectorizer's `min_df`.
+    Words,
+}
+
 /// Options of one processor; see the table in spec 0.2 for the sets each user takes.
 #[derive(Clone, Debug, Default)]
 pub struct ProcessorOptions {
@@ -30,6 +45,7 @@ pub struct ProcessorOptions {
     pub remove_stop_words: bool,
     /// Custom stop words, one string split on any whitespace (lower-cased like the text).
     pub custom_stop_words: String,
+    pub tokenization: Tokenization,
 }
 
 /// A configured text processor.
@@ -37,6 +53,7 @@ pub struct ProcessorOptions {
 pub struct TextProcessor {
     sentences: bool,
     stop_words: Option<FxHashSet<String>>,
+    tokenization: Tokenization,
 }
 
 const BUILTIN_LISTS: [&str; 4] = [
@@ -63,6 +80,11 @@ fn is_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
+/// A character of a word under [`Tokenization::Words`]: Python's `\w` (alphanumeric or `_`).
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
 impl TextProcessor {
     /// Builds a processor; custom stop words are lower-cased and split on any whitespace.
     pub fn new(options: &ProcessorOptions) -> Self {
@@ -78,6 +100,7 @@ impl TextProcessor {
         TextProcessor {
             sentences: options.sentences,
             stop_words,
+            tokenization: options.tokenization,
         }
     }
 
@@ -119,7 +142,7 @@ impl TextProcessor {
     }
 
     /// The tokens of one text before the phraser: lemmatised (if asked), lower-cased, split on
-    /// whitespace, stop words removed.
+    /// whitespace or into words, stop words removed.
     fn plain_tokens(&self, text: &str, hooks: &Hooks, emit: &mut dyn FnMut(&str)) {
         let lemmas;
         let text = match hooks.lemmatize {
@@ -129,10 +152,12 @@ impl TextProcessor {
             }
             None => text,
         };
-        text.to_lowercase()
-            .split(is_space)
-            .filter(|t| !t.is_empty() && !self.is_stop_word(t))
-            .for_each(emit);
+        let text = text.to_lowercase();
+        let keep = |t: &&str| !t.is_empty() && !self.is_stop_word(t);
+        match self.tokenization {
+            Tokenization::Whitespace => text.split(is_space).filter(keep).for_each(emit),
+            Tokenization::Words => text.split(|c: char| !is_word_char(c)).filter(keep).for_each(emit),
+        }
     }
 
     fn is_stop_word(&self, token: &str) -> bool {
@@ -151,7 +176,29 @@ mod tests {
             sentences,
             remove_stop_words,
             custom_stop_words: custom.into(),
+            tokenization: Tokenization::Whitespace,
         })
+    }
+
+    #[test]
+    fn words_drop_punctuation_in_any_script() {
+        let p = TextProcessor::new(&ProcessorOptions {
+            remove_stop_words: true,
+            tokenization: Tokenization::Words,
+            ..Default::default()
+        });
+        assert_eq!(
+            p.tokens(
+                "Выберите «Формат - Ячейки», и нажмите OK. See file_name.txt (3.5)!",
+                &Hooks::default()
+            ),
+            ["выберите", "формат", "ячейки", "нажмите", "file_name", "txt", "3", "5"]
+        );
+        assert_eq!(
+            p.tokens("Vali Vaade → Liigendus; ääristada…", &Hooks::default()),
+            ["vali", "vaade", "liigendus", "ääristada"]
+        );
+        assert!(p.process(" -- ... ", &Hooks::default()).iter().all(Vec::is_empty));
     }
 
     #[test]

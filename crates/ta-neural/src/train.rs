@@ -1,5 +1,6 @@
-//! Training: validation of the request, splits, vocabulary, embedding, the SGD loop with the halving schedule,
-//! per-epoch validation reports, progress and cancellation, and the final test evaluation.
+//! Training: validation of the request, splits, vocabulary, embedding, the SGD loop with the halving schedule and
+//! a class-weighted loss, per-epoch validation reports, progress and cancellation, the best validation epoch kept,
+//! and the final test evaluation.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
@@ -112,6 +113,9 @@ struct Run<'a> {
     docs: Vec<Vec<u32>>,
     targets: Vec<u32>,
     parts: [Vec<usize>; 3],
+    /// Loss weight of each class: the train part's size over (classes × the class's count in it), so every class
+    /// weighs the same in the loss however unbalanced the sample (a model that predicts one class gains nothing).
+    class_weights: Vec<f32>,
     rng: Seeded,
     words: WordTable,
     vars: BTreeMap<String, Var>,
@@ -157,13 +161,16 @@ impl<'a> Run<'a> {
             .into_iter()
             .map(|(name, t)| Ok((name, Var::from_tensor(&t)?)))
             .collect::<Result<_>>()?;
+        let targets: Vec<u32> = examples.iter().map(|&(_, c)| c as u32).collect();
+        let class_weights = class_weights(parts.train.iter().map(|&i| targets[i] as usize), classes.len());
         Ok(Self {
             settings,
             classes,
             vocabulary,
             docs,
-            targets: examples.iter().map(|&(_, c)| c as u32).collect(),
+            targets,
             parts: [parts.train, parts.validation, parts.test],
+            class_weights,
             rng,
             words,
             vars,
@@ -202,6 +209,7 @@ impl<'a> Run<'a> {
         let mut order = self.parts[0].clone();
         let batches = order.len().div_ceil(settings.batch_size());
         let mut epoch_reports = Vec::with_capacity(settings.epochs);
+        let mut best: Option<(f64, Snapshot)> = None;
         for epoch in 0..settings.epochs {
             let learning_rate = settings.learning_rate_at(epoch);
             sgd.set_learning_rate(learning_rate);
@@ -222,6 +230,10 @@ impl<'a> Run<'a> {
                 }
             }
             let (scores, _) = self.evaluate(&self.parts[1], false)?;
+            // Ties go to the later epoch (trained longer; small validation parts tie often).
+            if best.as_ref().is_none_or(|(f1, _)| scores.f1 >= *f1) {
+                best = Some((scores.f1, self.snapshot()?));
+            }
             let report = EpochReport {
                 epoch,
                 scores,
@@ -236,6 +248,9 @@ impl<'a> Run<'a> {
             {
                 return Err(NeuralError::Cancelled);
             }
+        }
+        if let Some((_, snapshot)) = best {
+            self.restore(snapshot)?;
         }
         let (test_scores, confusion) = self.evaluate(&self.parts[2], true)?;
         let split_sizes = [self.parts[0].len(), self.parts[1].len(), self.parts[2].len()];
@@ -267,13 +282,41 @@ impl<'a> Run<'a> {
         let targets = Tensor::from_vec(targets, batch.rows(), &self.device)?;
         let (words, rows) = self.words.lookup(&batch, &self.device)?;
         let log_probs = network.forward(&words, &batch, Some(&mut self.rng))?;
-        let loss = candle_nn::loss::nll(&log_probs, &targets)?;
+        let weights: Vec<f32> = batch
+            .order
+            .iter()
+            .map(|&r| self.class_weights[self.targets[chunk[r]] as usize])
+            .collect();
+        let total: f32 = weights.iter().sum();
+        let weights = Tensor::from_vec(weights, batch.rows(), &self.device)?.to_dtype(log_probs.dtype())?;
+        let picked = log_probs.gather(&targets.unsqueeze(1)?, 1)?.squeeze(1)?;
+        let loss = ((picked * weights)?.sum_all()? / f64::from(-total))?;
         let grads = loss.backward()?;
         sgd.step(&grads)?;
         if let Some(rows) = rows {
             self.words.update(&rows, &grads, learning_rate, self.settings.optimizer)?;
         }
         Ok(loss.to_dtype(DType::F32)?.to_scalar::<f32>()?)
+    }
+
+    /// A copy of the current parameters and trainable word vectors.
+    fn snapshot(&self) -> Result<Snapshot> {
+        let vars = self.vars.values().map(|v| Ok(v.as_tensor().copy()?)).collect::<Result<_>>()?;
+        Ok(Snapshot {
+            vars,
+            words: self.words.values(),
+        })
+    }
+
+    /// Puts back the parameters and word vectors of a snapshot.
+    fn restore(&mut self, snapshot: Snapshot) -> Result<()> {
+        for (var, value) in self.vars.values().zip(&snapshot.vars) {
+            var.set(value)?;
+        }
+        if let Some(values) = snapshot.words {
+            self.words.set_values(values);
+        }
+        Ok(())
     }
 
     /// Scores and confusion matrix on the examples `ids` (batched in their order, or sorted by length).
@@ -293,6 +336,26 @@ impl<'a> Run<'a> {
         );
         Ok((confusion.scores(), confusion))
     }
+}
+
+/// The parameters of one epoch (the best on the validation part so far).
+struct Snapshot {
+    /// In the order of `Run::vars`.
+    vars: Vec<Tensor>,
+    /// Trainable word vectors (none for a frozen table).
+    words: Option<Vec<f32>>,
+}
+
+/// Loss weight of each of `classes` classes from the classes of the training examples: `n / (classes × count)`,
+/// 1 for a class with no example.
+fn class_weights(train: impl Iterator<Item = usize>, classes: usize) -> Vec<f32> {
+    let mut counts = vec![0usize; classes];
+    train.for_each(|c| counts[c] += 1);
+    let n: usize = counts.iter().sum();
+    counts
+        .iter()
+        .map(|&c| if c == 0 { 1.0 } else { n as f32 / (classes * c) as f32 })
+        .collect()
 }
 
 /// The optimizer of the network's parameters.
@@ -398,7 +461,14 @@ fn standardize_means<'d>(matrix: &mut [f32], width: usize, docs: impl Iterator<I
 
 #[cfg(test)]
 mod tests {
-    use super::standardize_means;
+    use super::{class_weights, standardize_means};
+
+    #[test]
+    fn class_weights_make_every_class_weigh_the_same() {
+        // Three examples of class 0, one of class 1, none of class 2.
+        assert_eq!(class_weights([0, 0, 1, 0].into_iter(), 3), [4.0 / 9.0, 4.0 / 3.0, 1.0]);
+        assert_eq!(class_weights([1, 0].into_iter(), 2), [1.0, 1.0]);
+    }
 
     #[test]
     fn standardised_rows_give_training_means_of_mean_zero_and_deviation_one() {

@@ -55,6 +55,21 @@ impl WordTable {
         })
     }
 
+    /// The trainable values (none for a frozen table).
+    pub fn values(&self) -> Option<Vec<f32>> {
+        match self {
+            Self::Frozen(_) => None,
+            Self::Trainable { values, .. } => Some(values.clone()),
+        }
+    }
+
+    /// Replaces the trainable values (a frozen table stays as it is).
+    pub fn set_values(&mut self, new: Vec<f32>) {
+        if let Self::Trainable { values, .. } = self {
+            *values = new;
+        }
+    }
+
     /// Word vectors of the batch's packed positions (`[positions, width]`) and, for a trainable table, the
     /// variable holding the rows used, whose gradient `update` applies.
     pub fn lookup(&self, batch: &Batch, device: &Device) -> Result<(Tensor, Option<BatchRows>)> {
