@@ -76,7 +76,7 @@ fn texta_web_client_calls_answer_as_it_reads() {
     let s = Server::start_env(&[("TA_CORS_ORIGINS", ORIGIN)]);
     let re = Regex::new(r"\{([A-Za-z_][A-Za-z0-9_]*)\}").unwrap();
     let mut vars: HashMap<String, Value> = HashMap::from([("admin_password".to_string(), json!(ADMIN_PASSWORD))]);
-    let (mut failures, mut skipped) = (Vec::new(), 0);
+    let (mut failures, mut skipped, mut no_data) = (Vec::new(), 0, false);
     let calls = table["calls"].as_array().expect("calls");
     for (i, call) in calls.iter().enumerate() {
         let call = substitute(call, &vars, &re);
@@ -120,7 +120,9 @@ fn texta_web_client_calls_answer_as_it_reads() {
                 got = send();
             }
         }
-        if call["language_data"] == json!(true) && got.status == 503 {
+        // a call that reads what a refused one would have made is skipped with it
+        no_data |= call["language_data"] == json!(true) && got.status == 503;
+        if call["language_data"] == json!(true) && no_data {
             println!("skipped: #{i} {method} {path} (language data not installed)");
             skipped += 1;
             continue;
