@@ -23,6 +23,8 @@ from pathlib import Path
 
 import spacy
 
+from nerlib import align
+
 FACTS = {"PERSON": "PER", "ORG": "ORG", "GPE": "GPE", "LOC": "LOC"}
 TEMPLATES = [
     "{p} moved from {c} to {s} last year.",
@@ -97,18 +99,6 @@ def n1(nlp, binary, data, texts):
         ent_same += len(ref_ents & {tuple(e) for e in res["ents"]})
     return same, total, ent_same, ent_total
 
-
-def align(text, tokens):
-    """Character offsets of ta's tokens in the text (None where a token is not found)."""
-    spans, pos = [], 0
-    for tok in tokens:
-        i = text.find(tok, pos)
-        if i < 0:
-            spans.append(None)
-            continue
-        spans.append((i, i + len(tok)))
-        pos = i + len(tok)
-    return spans
 
 
 def f1(ref, got):

@@ -17,6 +17,8 @@ import random
 import sys
 from collections import Counter
 
+from nerlib import align
+
 PERSONS = [  # nominative, comitative, genitive
     ("Mari Tamm", "Mari Tammega", "Mari Tamme"),
     ("Jaan Kask", "Jaan Kasega", "Jaan Kase"),
@@ -111,18 +113,6 @@ def decode(labels):
             open_[1] = i
     return [tuple(e) for e in out]
 
-
-def align(text, tokens):
-    """Character spans of ta's tokens in the original text (None where a token is not found)."""
-    spans, at = [], 0
-    for tok in tokens:
-        k = text.find(tok, at)
-        if k < 0:
-            spans.append(None)
-            continue
-        spans.append((k, k + len(tok)))
-        at = k + len(tok)
-    return spans
 
 
 def normalized(feature):
